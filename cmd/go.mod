@@ -1,0 +1,3 @@
+module github.com/como-technologies/riff/cmd
+
+go 1.26

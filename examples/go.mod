@@ -1,0 +1,3 @@
+module github.com/como-technologies/riff/examples
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/como-technologies/riff/riffcore
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/como-technologies/riff/rifflog
+
+go 1.26

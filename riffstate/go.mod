@@ -1,0 +1,3 @@
+module github.com/como-technologies/riff/riffstate
+
+go 1.26
