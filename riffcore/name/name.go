@@ -1,0 +1,179 @@
+// Package name holds the names of riff: the URI of a session or a person,
+// who a caller is, where it works, the names of threads, repositories and
+// items.
+//
+// It only parses, checks and formats names. It never reads the state of a
+// riff, a clock or a file.
+//
+// # Basics
+//
+// A session URI names who (the user and the session ID), where (the host,
+// the repository and the worktree) and what (the claims and the lead mark):
+//
+//	riff://mike@pangolin/como-technologies/riff?session=a6cf&claim=issue-6&lead=true#issue-6
+//
+// The person form has no repository and no session: riff://mike@pangolin.
+//
+// # Caveats
+//
+// A URI keeps each query part that this build does not know, as it came
+// ([SessionURI.Unknown]). Such a part gives no mark: no lead and no claim.
+// A record that holds one counts as skipped.
+package name
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// MaxNameLen is the longest user, host, owner, repository, worktree,
+// session ID or item that a name may hold.
+const MaxNameLen = 128
+
+// Error is a name that does not parse. Part names the part that is wrong,
+// for example "host" or "query part claim".
+type Error struct {
+	Part  string
+	Value string
+	Why   string
+}
+
+func (e *Error) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("bad %s: %s", e.Part, e.Why)
+	}
+	return fmt.Sprintf("bad %s %q: %s", e.Part, cut(e.Value, 80), e.Why)
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ErrBadName is the error that each bad name wraps, for errors.Is.
+var ErrBadName = errors.New("bad name")
+
+func (e *Error) Unwrap() error { return ErrBadName }
+
+func bad(part, value, why string) error { return &Error{Part: part, Value: value, Why: why} }
+
+// checkWord checks one part of a name: not empty, at most MaxNameLen
+// bytes, and only letters, digits and the characters in extra.
+func checkWord(part, s, extra string) error {
+	if s == "" {
+		return bad(part, s, "it is empty")
+	}
+	if len(s) > MaxNameLen {
+		return bad(part, s, fmt.Sprintf("it has more than %d characters", MaxNameLen))
+	}
+	for _, r := range s {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			continue
+		}
+		if strings.ContainsRune(extra, r) {
+			continue
+		}
+		return bad(part, s, fmt.Sprintf("it holds the character %q", r))
+	}
+	return nil
+}
+
+// CheckUser checks a user name, as $USER gives it.
+func CheckUser(s string) error { return checkWord("user", s, "._-") }
+
+// CheckHost checks a host name.
+func CheckHost(s string) error { return checkWord("host", s, ".-_") }
+
+// CheckSessionID checks a session ID: the ID of the agent tool, often a
+// UUID.
+func CheckSessionID(s string) error { return checkWord("session ID", s, "-_.") }
+
+// CheckWorktree checks the name of a worktree.
+func CheckWorktree(s string) error { return checkWord("worktree", s, "._-") }
+
+// Item is the name of a work item, for example issue-12, verify-issue-12
+// or task-iroh-listener. Items are exact names: a hold of issue-12 does
+// not hold verify-issue-12.
+type Item string
+
+// ParseItem checks an item name.
+func ParseItem(s string) (Item, error) {
+	if err := checkWord("item", s, "._-"); err != nil {
+		return "", err
+	}
+	return Item(s), nil
+}
+
+// Verify is the item of the verify of i: verify-issue-12 for issue-12.
+func (i Item) Verify() Item { return "verify-" + i }
+
+// Who is the part of a caller that never changes: its user, and its
+// session ID. A person has no session ID.
+type Who struct {
+	User    string
+	Session string
+}
+
+// IsPerson says whether w is a person: a caller with no session.
+func (w Who) IsPerson() bool { return w.Session == "" }
+
+// String gives the short form of the cause of a record: mike/a6cf for a
+// session, mike for a person.
+func (w Who) String() string {
+	if w.Session == "" {
+		return w.User
+	}
+	return w.User + "/" + w.Session
+}
+
+// ParseWho reads the short form user/session, or user for a person.
+func ParseWho(s string) (Who, error) {
+	user, session, found := strings.Cut(s, "/")
+	if err := CheckUser(user); err != nil {
+		return Who{}, err
+	}
+	if !found {
+		return Who{User: user}, nil
+	}
+	if err := CheckSessionID(session); err != nil {
+		return Who{}, err
+	}
+	return Who{User: user, Session: session}, nil
+}
+
+// Short is the start of the session ID that people see: its first 4
+// characters (a6cf), or the user for a person.
+func (w Who) Short() string {
+	if w.Session == "" {
+		return w.User
+	}
+	if len(w.Session) > 4 {
+		return w.Session[:4]
+	}
+	return w.Session
+}
+
+// Place is where a caller works: its host, its repository and its
+// worktree. It changes when a session moves.
+type Place struct {
+	Host     string
+	Repo     Repo
+	Worktree string
+}
+
+// MarshalText writes the short form user/session.
+func (w Who) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText reads the short form user/session, or user.
+func (w *Who) UnmarshalText(b []byte) error {
+	parsed, err := ParseWho(string(b))
+	if err != nil {
+		return err
+	}
+	*w = parsed
+	return nil
+}

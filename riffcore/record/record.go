@@ -1,0 +1,318 @@
+// Package record holds the records of the log of a riff: the envelope
+// that each writer and each reader shares, each kind of change with its
+// fields, and the registry of the kinds and the commands of this release.
+//
+// It only encodes and decodes. It never applies a record: that is the
+// work of riffstate.
+//
+// # Values of a later build
+//
+// The format changes by rules (the engine design, "The rules for a change
+// of a record"). A reader of this build meets the values of later builds
+// this way; each line names the type and its rule:
+//
+//   - a change kind it does not know: [Other], with the raw JSON; the
+//     record counts as skipped.
+//   - [Reason] of session_started: "other" for a value it does not know;
+//     skipped.
+//   - [Scope] of pause_set: Other with the raw JSON; skipped.
+//   - [PauseState]: paused or running; the set never grows, another
+//     value does not read.
+//   - [MessageKind] of posted: "other"; skipped.
+//   - each selector of posted: selector.Selector.Other; skipped.
+//   - the class of [By]: ClassOther with the raw JSON; skipped.
+//   - a session URI with a query part it does not know: kept in
+//     name.SessionURI.Unknown; skipped.
+//   - a field it does not know: ignored (a new field's default means "as
+//     before").
+//   - the command of the envelope: text; a command it does not know is
+//     kept as text.
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/como-technologies/riff/riffcore/name"
+)
+
+// Record is one line of the log: the envelope and its change.
+type Record struct {
+	// Position is the place of the record in the one log: 1, 2, 3...
+	Position uint64 `json:"position"`
+	// WrittenAtMs is the time that the engine gave the record, in Unix
+	// milliseconds. apply reads time only from here.
+	WrittenAtMs int64 `json:"written_at_ms"`
+	// By is the caller whose command made the record; nil when the cause
+	// is not known.
+	By *By `json:"by,omitempty"`
+	// Command is the kind of the command that made the record.
+	Command string `json:"command,omitempty"`
+	// Call is the call ID of the command, when its call has one.
+	Call string `json:"call,omitempty"`
+	// Change is what happened.
+	Change Change `json:"-"`
+}
+
+// Change is one change of a record: a type of this package for each kind
+// that this build knows, or [Other].
+type Change interface {
+	// Kind is the name of the change in the log. Never renamed.
+	Kind() Kind
+	// hasOther says whether the change holds a value that this build
+	// read as other.
+	hasOther() bool
+}
+
+// Kind is the name of a change kind, in the past tense.
+type Kind string
+
+// Skipped says whether a reader of this build skips the record: a kind
+// that it does not know, or a value that it read as other (in the change
+// or in by), or a session URI with a part that it does not know. A build
+// writes no checkpoint past such a record.
+func (r Record) Skipped() bool {
+	if r.Change == nil {
+		return true
+	}
+	if r.By != nil && r.By.Class == ClassOther {
+		return true
+	}
+	return r.Change.hasOther()
+}
+
+type envelope struct {
+	Position    uint64          `json:"position"`
+	WrittenAtMs int64           `json:"written_at_ms"`
+	By          *By             `json:"by,omitempty"`
+	Command     string          `json:"command,omitempty"`
+	Call        string          `json:"call,omitempty"`
+	Change      json.RawMessage `json:"change"`
+}
+
+// MarshalJSON writes the record as one line of the log, with the change
+// as {"KIND":{...}}.
+func (r Record) MarshalJSON() ([]byte, error) {
+	if r.Change == nil {
+		return nil, errors.New("record: no change")
+	}
+	change, err := MarshalChange(r.Change)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(envelope{r.Position, r.WrittenAtMs, r.By, r.Command, r.Call, change})
+}
+
+// UnmarshalJSON reads one line of the log. A change kind that this build
+// does not know reads as [Other]; the error is only for a line that does
+// not read as a record.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var e envelope
+	if err := json.Unmarshal(b, &e); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	if e.Change == nil {
+		return fmt.Errorf("record at position %d: no change", e.Position)
+	}
+	change, err := UnmarshalChange(e.Change)
+	if err != nil {
+		return fmt.Errorf("record at position %d: %w", e.Position, err)
+	}
+	*r = Record{e.Position, e.WrittenAtMs, e.By, e.Command, e.Call, change}
+	return nil
+}
+
+// Decode reads one line of the log.
+func Decode(line []byte) (Record, error) {
+	var r Record
+	err := json.Unmarshal(line, &r)
+	return r, err
+}
+
+// Encode writes one line of the log, with no line break.
+func Encode(r Record) ([]byte, error) { return json.Marshal(r) }
+
+// MarshalChange writes a change as {"KIND":{...}}.
+func MarshalChange(c Change) ([]byte, error) {
+	if o, ok := c.(Other); ok {
+		return o.Raw, nil
+	}
+	body, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("change %s: %w", c.Kind(), err)
+	}
+	key, _ := json.Marshal(string(c.Kind()))
+	out := make([]byte, 0, len(key)+len(body)+3)
+	out = append(out, '{')
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, body...)
+	out = append(out, '}')
+	return out, nil
+}
+
+// UnmarshalChange reads {"KIND":{...}}. A kind that this build does not
+// know, or a change that is not an object with one field, reads as
+// [Other]. The error is only for a known kind whose fields do not read.
+func UnmarshalChange(b []byte) (Change, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil || len(fields) != 1 {
+		return Other{Raw: bytes.Clone(b)}, nil
+	}
+	var change Change
+	for key, body := range fields {
+		c, known, err := decodeKind(Kind(key), body)
+		switch {
+		case !known:
+			change = Other{Name: Kind(key), Raw: bytes.Clone(b)}
+		case err != nil:
+			return nil, fmt.Errorf("change %s: %w", key, err)
+		default:
+			change = c
+		}
+	}
+	return change, nil
+}
+
+// decodeAs reads the body of a change of the kind T.
+func decodeAs[T Change](body []byte) (Change, bool, error) {
+	var v T
+	err := json.Unmarshal(body, &v)
+	return v, true, err
+}
+
+// Other is a change that this build does not know. It keeps its JSON as
+// it came; a record with it counts as skipped.
+type Other struct {
+	// Name is the kind of the change, when it has the form {"KIND":...}.
+	Name Kind
+	Raw  json.RawMessage
+}
+
+// Kind gives the name of the kind as it came.
+func (o Other) Kind() Kind     { return o.Name }
+func (o Other) hasOther() bool { return true }
+
+// Class is the class of a caller: who can send which command.
+type Class string
+
+// The classes of callers.
+const (
+	ClassSession Class = "session"
+	ClassPerson  Class = "person"
+	ClassSignIn  Class = "sign_in"
+	ClassServer  Class = "server"
+	// ClassOther is a class that this build does not know.
+	ClassOther Class = "other"
+)
+
+// By is the cause of a record: the class of the caller, and who it is.
+// A session is {"session":"ann/s1"}, a person {"person":"mike"}, a
+// sign-in {"sign_in":"mike"} and the server {"server":true}.
+type By struct {
+	Class Class
+	Who   name.Who
+	// Raw keeps the JSON of a class that this build does not know.
+	Raw json.RawMessage
+}
+
+// BySession, ByPerson and ByServer make the cause of a record.
+func BySession(w name.Who) *By { return &By{Class: ClassSession, Who: w} }
+
+// ByPerson is the cause of a command of a person.
+func ByPerson(user string) *By { return &By{Class: ClassPerson, Who: name.Who{User: user}} }
+
+// ByServer is the cause of a command of the server.
+func ByServer() *By { return &By{Class: ClassServer} }
+
+// String gives the cause as people read it: the session mike/a6cf, the
+// person mike, the server.
+func (b *By) String() string {
+	if b == nil {
+		return "a cause that is not known"
+	}
+	switch b.Class {
+	case ClassSession:
+		return "the session " + b.Who.String()
+	case ClassPerson:
+		return "the person " + b.Who.User
+	case ClassSignIn:
+		return "the sign-in of " + b.Who.User
+	case ClassServer:
+		return "the server"
+	}
+	return "a caller of another build"
+}
+
+// MarshalJSON writes the cause.
+func (b By) MarshalJSON() ([]byte, error) {
+	switch b.Class {
+	case ClassSession:
+		return json.Marshal(map[string]string{"session": b.Who.String()})
+	case ClassPerson:
+		return json.Marshal(map[string]string{"person": b.Who.User})
+	case ClassSignIn:
+		return json.Marshal(map[string]string{"sign_in": b.Who.User})
+	case ClassServer:
+		return []byte(`{"server":true}`), nil
+	case ClassOther:
+		if b.Raw != nil {
+			return b.Raw, nil
+		}
+	}
+	return nil, fmt.Errorf("by: no class")
+}
+
+// UnmarshalJSON reads the cause. Each form that this build does not know
+// reads as ClassOther with its JSON.
+func (b *By) UnmarshalJSON(data []byte) error {
+	if !json.Valid(data) {
+		return errors.New("by: the bytes are not JSON")
+	}
+	other := By{Class: ClassOther, Raw: bytes.Clone(data)}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || len(fields) != 1 {
+		*b = other
+		return nil
+	}
+	for key, raw := range fields {
+		if key == "server" {
+			var v bool
+			if json.Unmarshal(raw, &v) != nil || !v {
+				*b = other
+				return nil
+			}
+			*b = By{Class: ClassServer}
+			return nil
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			*b = other
+			return nil
+		}
+		switch key {
+		case "session":
+			w, err := name.ParseWho(s)
+			if err != nil || w.IsPerson() {
+				*b = other
+				return nil
+			}
+			*b = By{Class: ClassSession, Who: w}
+		case "person", "sign_in":
+			if name.CheckUser(s) != nil {
+				*b = other
+				return nil
+			}
+			class := ClassPerson
+			if key == "sign_in" {
+				class = ClassSignIn
+			}
+			*b = By{Class: class, Who: name.Who{User: s}}
+		default:
+			*b = other
+		}
+	}
+	return nil
+}

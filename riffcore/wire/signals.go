@@ -1,0 +1,70 @@
+package wire
+
+import "github.com/como-technologies/riff/riffcore/name"
+
+// MaxStatus is the longest status and the longest block reason.
+const MaxStatus = 400
+
+// Alive is a keep-alive of a session: a sign of life that is not a call.
+// It carries the newest fact of the session.
+type Alive struct {
+	Me name.SessionURI `json:"me"`
+	// Activity is the newest work of the session, for example
+	// "runs Bash: run just ci".
+	Activity   string `json:"activity,omitempty"`
+	PromptSecs *int64 `json:"prompt_secs,omitempty"`
+	Container  bool   `json:"container,omitempty"`
+	Binary     string `json:"binary,omitempty"`
+}
+
+// Status sets the status of the caller: one line of at most 400
+// characters.
+type Status struct {
+	Me   name.SessionURI `json:"me"`
+	Text string          `json:"text"`
+}
+
+// Blocked says that the caller cannot go on with no decision of a
+// person. It wakes the lead of its user.
+type Blocked struct {
+	Me     name.SessionURI `json:"me"`
+	Reason string          `json:"reason"`
+}
+
+// Step starts, ends or fails the long step of the caller. Exactly one of
+// Start, Done and Fail is set.
+type Step struct {
+	Me    name.SessionURI `json:"me"`
+	Start string          `json:"start,omitempty"`
+	Done  bool            `json:"done,omitempty"`
+	Fail  string          `json:"fail,omitempty"`
+}
+
+// Move tells the server the new place of the caller.
+type Move struct {
+	Me name.SessionURI `json:"me"`
+}
+
+func (Alive) Path() string   { return "/v1/alive" }
+func (Status) Path() string  { return "/v1/status" }
+func (Blocked) Path() string { return "/v1/blocked" }
+func (Step) Path() string    { return "/v1/step" }
+func (Move) Path() string    { return "/v1/move" }
+
+func (Alive) reply() (r AliveReply)   { return }
+func (Status) reply() (r TextReply)   { return }
+func (Blocked) reply() (r TextReply)  { return }
+func (Step) reply() (r TextReply)     { return }
+func (Move) reply() (r RegisterReply) { return }
+
+func (c Alive) Caller() name.SessionURI   { return c.Me }
+func (c Status) Caller() name.SessionURI  { return c.Me }
+func (c Blocked) Caller() name.SessionURI { return c.Me }
+func (c Step) Caller() name.SessionURI    { return c.Me }
+func (c Move) Caller() name.SessionURI    { return c.Me }
+
+// AliveReply asks a worker in MustClear to clear its context when its
+// turn ends.
+type AliveReply struct {
+	Clear bool `json:"clear,omitempty"`
+}
