@@ -1,0 +1,180 @@
+package signed
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// The scheme of a riff message: the typ and the alg of its header.
+const (
+	Type      = "riff-message"
+	Algorithm = "ES256"
+)
+
+// The errors of Verify. Each error of Verify wraps one of them.
+var (
+	// ErrMalformed is a signature that does not read as a compact JWS
+	// with a detached payload and a public key in its header.
+	ErrMalformed = errors.New("malformed signature")
+	// ErrScheme is a signature of a scheme that this build does not know:
+	// another typ, another alg, another key type or another header field.
+	ErrScheme = errors.New("unknown signature scheme")
+	// ErrSignature is a signature that does not match the payload and the
+	// key of its header.
+	ErrSignature = errors.New("signature does not match")
+)
+
+// Verified is what a valid signature tells: the key that signed. It does
+// not tell that the key is trusted; the caller checks that Thumbprint is
+// the key of a live sign-in of the sender.
+type Verified struct {
+	// Key is the public key of the header.
+	Key *ecdsa.PublicKey
+	// Thumbprint is the RFC 7638 thumbprint of Key: the SHA-256 of its
+	// JWK, base64url with no padding.
+	Thumbprint string
+}
+
+// Sign signs payload with an ES256 device key: a compact JWS with a
+// detached payload, "<header>..<signature>", with the typ riff-message and
+// the public key in the protected header. The caller keeps payload next to
+// the signature, unchanged.
+func Sign(key *ecdsa.PrivateKey, payload []byte) (string, error) {
+	if key == nil {
+		return "", fmt.Errorf("sign message: no key")
+	}
+	if key.Curve != elliptic.P256() {
+		return "", fmt.Errorf("sign message: key is not on the curve P-256, want it for %s", Algorithm)
+	}
+	opts := (&jose.SignerOptions{EmbedJWK: true}).WithType(Type)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
+	if err != nil {
+		return "", fmt.Errorf("sign message: %w", err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		return "", fmt.Errorf("sign message: %w", err)
+	}
+	sig, err := jws.DetachedCompactSerialize()
+	if err != nil {
+		return "", fmt.Errorf("sign message: %w", err)
+	}
+	return sig, nil
+}
+
+// header is the protected header of the one scheme that this build knows.
+type header struct {
+	Typ string          `json:"typ"`
+	Alg string          `json:"alg"`
+	JWK json.RawMessage `json:"jwk"`
+}
+
+// Verify checks sig over payload, the kept bytes as they came (it never
+// encodes them again), with the key of the header. It refuses a typ other
+// than riff-message, an alg other than ES256 and a header with another
+// field ([ErrScheme]), a sig that does not read ([ErrMalformed]) and a
+// signature that does not match ([ErrSignature]). A valid signature gives
+// the key and its thumbprint.
+func Verify(sig string, payload []byte) (Verified, error) {
+	if err := checkHeader(sig); err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w", err)
+	}
+	if payload == nil {
+		payload = []byte{}
+	}
+	jws, err := jose.ParseDetached(sig, payload, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w: %w", ErrMalformed, err)
+	}
+	if len(jws.Signatures) != 1 {
+		return Verified{}, fmt.Errorf("verify message: %w: %d signatures, want 1", ErrMalformed, len(jws.Signatures))
+	}
+	// Read what go-jose read too, so that both readings of the header agree.
+	prot := jws.Signatures[0].Protected
+	if typ, _ := prot.ExtraHeaders[jose.HeaderType].(string); typ != Type {
+		return Verified{}, fmt.Errorf("verify message: %w: typ %q, want %q", ErrScheme, typ, Type)
+	}
+	if prot.Algorithm != Algorithm {
+		return Verified{}, fmt.Errorf("verify message: %w: alg %q, want %q", ErrScheme, prot.Algorithm, Algorithm)
+	}
+	jwk := prot.JSONWebKey
+	if jwk == nil {
+		return Verified{}, fmt.Errorf("verify message: %w: no jwk in the protected header", ErrMalformed)
+	}
+	pub, ok := jwk.Key.(*ecdsa.PublicKey)
+	if !ok || pub.Curve != elliptic.P256() {
+		return Verified{}, fmt.Errorf("verify message: %w: jwk is %T, want a P-256 public key", ErrScheme, jwk.Key)
+	}
+	if err := jws.DetachedVerify(payload, pub); err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w: %w", ErrSignature, err)
+	}
+	tp, err := Thumbprint(pub)
+	if err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w", err)
+	}
+	return Verified{Key: pub, Thumbprint: tp}, nil
+}
+
+// checkHeader reads the protected header of sig before go-jose does, to
+// name a scheme that this build does not know.
+func checkHeader(sig string) error {
+	parts := strings.Split(sig, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("%w: %d parts, want <header>..<signature>", ErrMalformed, len(parts))
+	}
+	if parts[1] != "" {
+		return fmt.Errorf("%w: the payload is not detached", ErrMalformed)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil {
+		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return fmt.Errorf("%w: header is not a JSON object", ErrMalformed)
+	}
+	var h header
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
+	}
+	if h.Typ != Type {
+		return fmt.Errorf("%w: typ %q, want %q", ErrScheme, h.Typ, Type)
+	}
+	if h.Alg != Algorithm {
+		return fmt.Errorf("%w: alg %q, want %q", ErrScheme, h.Alg, Algorithm)
+	}
+	for name := range fields {
+		switch name {
+		case "typ", "alg", "jwk":
+		default:
+			return fmt.Errorf("%w: header field %q", ErrScheme, name)
+		}
+	}
+	if len(h.JWK) == 0 {
+		return fmt.Errorf("%w: no jwk in the header", ErrMalformed)
+	}
+	return nil
+}
+
+// Thumbprint gives the RFC 7638 thumbprint of a public key: the SHA-256 of
+// its JWK, base64url with no padding. A reader compares it with the key of
+// a live sign-in of the sender.
+func Thumbprint(key *ecdsa.PublicKey) (string, error) {
+	if key == nil {
+		return "", fmt.Errorf("thumbprint: no key")
+	}
+	jwk := jose.JSONWebKey{Key: key}
+	sum, err := jwk.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return "", fmt.Errorf("thumbprint: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(sum), nil
+}
