@@ -1,0 +1,335 @@
+package rifflog
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoCheckpoint: the store holds no checkpoint; a start replays the
+// log from its first position.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+// Checkpoint is the state that the log gives up to Position, as an object.
+type Checkpoint struct {
+	Position    uint64 `json:"position"`
+	WrittenAtMs int64  `json:"written_at_ms"`
+	// Build is the version of the build that wrote it (MAJOR.MINOR.PATCH).
+	Build string `json:"build"`
+	// Chain is the chain value of the log at Position: the chain is
+	// checked from here on.
+	Chain Sum `json:"chain"`
+	// StateSum is the SHA-256 of State; WriteCheckpoint sets it.
+	StateSum Sum `json:"state_sum"`
+	// State is the encoded state; riffstate encodes and decodes it.
+	State json.RawMessage `json:"state"`
+}
+
+// From is where a replay after the checkpoint starts.
+func (c Checkpoint) From() From { return From{Position: c.Position, Chain: c.Chain} }
+
+// CheckpointAt gives a checkpoint at the end of a write: its position
+// and chain value come from the proof.
+func CheckpointAt(w Written, atMs int64, build string, state json.RawMessage) Checkpoint {
+	return Checkpoint{Position: w.Last(), WrittenAtMs: atMs, Build: build, Chain: w.Chain(), State: state}
+}
+
+// WriteCheckpoint writes c as a new object (create-only) and returns its
+// name. State must be valid JSON.
+func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error) {
+	name := CheckpointName(c.Position, c.WrittenAtMs)
+	if c.WrittenAtMs < 0 || !json.Valid(c.State) {
+		return "", fmt.Errorf("write %s: bad time or state: %w", name, ErrInvalid)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, c.State); err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	c.State = compact.Bytes()
+	c.StateSum = sha256.Sum256(c.State)
+	data, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := s.Put(ctx, name, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// ReadCheckpoint reads and checks the checkpoint object name: its JSON,
+// its state checksum, and its position and time against its name.
+func ReadCheckpoint(ctx context.Context, s Store, name string) (Checkpoint, error) {
+	pos, at, ok := ParseCheckpointName(name)
+	if !ok {
+		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", name, &LogError{Object: name, Kind: ErrUnreadable, Detail: "not a checkpoint name"})
+	}
+	data, err := s.Get(ctx, name)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", name, err)
+	}
+	c, err := decodeCheckpoint(data)
+	if err == nil && (c.Position != pos || c.WrittenAtMs != at) {
+		err = fmt.Errorf("position %d and time %d differ from the name", c.Position, c.WrittenAtMs)
+	}
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("read checkpoint: %w", &LogError{Object: name, Position: pos, Kind: ErrUnreadable, Detail: err.Error()})
+	}
+	return c, nil
+}
+
+func decodeCheckpoint(data []byte) (Checkpoint, error) {
+	var c Checkpoint
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Checkpoint{}, err
+	}
+	// Only the canonical form reads, so that no flipped bit in a key
+	// (matched without case) passes.
+	canon, err := json.Marshal(c)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	if !bytes.Equal(append(canon, '\n'), data) {
+		return Checkpoint{}, errors.New("not in its canonical form")
+	}
+	if sha256.Sum256(c.State) != c.StateSum {
+		return Checkpoint{}, errors.New("the state does not match its checksum")
+	}
+	return c, nil
+}
+
+// Loaded is the checkpoint that a start uses.
+type Loaded struct {
+	Checkpoint Checkpoint
+	Name       string
+	// Failed holds the error of each newer checkpoint that did not read.
+	Failed []error
+}
+
+// LoadCheckpoint reads the newest checkpoint that reads, and falls back
+// to the one before it when it does not. accept decodes the state (nil
+// accepts each one); an error of accept counts as a checkpoint that does
+// not read. With no checkpoint at all it returns ErrNoCheckpoint; when
+// none reads it returns an error that names each one.
+func LoadCheckpoint(ctx context.Context, s Store, accept func(Checkpoint) error) (Loaded, error) {
+	names, err := checkpointNames(ctx, s)
+	if err != nil {
+		return Loaded{}, fmt.Errorf("load checkpoint: %w", err)
+	}
+	if len(names) == 0 {
+		return Loaded{}, fmt.Errorf("load checkpoint: %w", ErrNoCheckpoint)
+	}
+	var l Loaded
+	for i := len(names) - 1; i >= 0; i-- {
+		c, err := ReadCheckpoint(ctx, s, names[i].name)
+		if err == nil && accept != nil {
+			if err = accept(c); err != nil {
+				err = fmt.Errorf("read checkpoint %s: %w", names[i].name, err)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return Loaded{}, fmt.Errorf("load checkpoint: %w", ctx.Err())
+			}
+			l.Failed = append(l.Failed, err)
+			continue
+		}
+		l.Checkpoint, l.Name = c, names[i].name
+		return l, nil
+	}
+	return Loaded{}, fmt.Errorf("load checkpoint: none reads: %w", errors.Join(l.Failed...))
+}
+
+type checkpointName struct {
+	name     string
+	position uint64
+	atMs     int64
+}
+
+// checkpointNames lists the checkpoints by position, then time. Names
+// that do not parse are left out: no rule touches them.
+func checkpointNames(ctx context.Context, s Store) ([]checkpointName, error) {
+	names, err := s.List(ctx, CheckpointPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	var out []checkpointName
+	for _, n := range names {
+		if p, at, ok := ParseCheckpointName(n); ok {
+			out = append(out, checkpointName{n, p, at})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].position != out[j].position {
+			return out[i].position < out[j].position
+		}
+		return out[i].atMs < out[j].atMs
+	})
+	return out, nil
+}
+
+// The keep rule.
+const (
+	KeepLast = 3  // the last checkpoints kept
+	KeepDays = 30 // one checkpoint each day for this many days
+)
+
+// Keep splits checkpoint names by the keep rule: the last 3, and the
+// newest of each UTC day for the 30 days up to now (the day of now
+// counts). The day comes from the name. Names that are not checkpoint
+// names are in neither list.
+func Keep(names []string, now time.Time) (keep, drop []string) {
+	var cs []checkpointName
+	for _, n := range names {
+		if p, at, ok := ParseCheckpointName(n); ok {
+			cs = append(cs, checkpointName{n, p, at})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].position != cs[j].position {
+			return cs[i].position < cs[j].position
+		}
+		return cs[i].atMs < cs[j].atMs
+	})
+	oldest := now.UTC().AddDate(0, 0, -(KeepDays - 1)).Format(time.DateOnly)
+	seenDay := map[string]bool{}
+	kept := make([]bool, len(cs))
+	for i := len(cs) - 1; i >= 0; i-- {
+		day := checkpointDay(cs[i].atMs)
+		switch {
+		case i >= len(cs)-KeepLast:
+			kept[i] = true
+		case day >= oldest && !seenDay[day]:
+			kept[i] = true
+		}
+		seenDay[day] = true
+	}
+	for i, c := range cs {
+		if kept[i] {
+			keep = append(keep, c.name)
+		} else {
+			drop = append(drop, c.name)
+		}
+	}
+	return keep, drop
+}
+
+// Pruned names the objects that Prune deleted.
+type Pruned struct {
+	Checkpoints []string
+	Chunks      []string
+}
+
+// Prune deletes the checkpoints that the keep rule drops, then each
+// chunk that every kept checkpoint is past (a chunk whose last position
+// is at most the oldest kept checkpoint's), oldest first. With no
+// checkpoint it deletes no chunk; no rule deletes a chunk by age, and
+// the newest chunk always stays.
+func Prune(ctx context.Context, s Store, now time.Time) (Pruned, error) {
+	var p Pruned
+	cs, err := checkpointNames(ctx, s)
+	if err != nil {
+		return p, fmt.Errorf("prune: %w", err)
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.name
+	}
+	keep, drop := Keep(names, now)
+	for _, name := range drop {
+		if err := s.Delete(ctx, name); err != nil {
+			return p, fmt.Errorf("prune: %w", err)
+		}
+		p.Checkpoints = append(p.Checkpoints, name)
+	}
+	if len(keep) == 0 {
+		return p, nil
+	}
+	oldest, _, _ := ParseCheckpointName(keep[0])
+	chunks, firsts, err := chunkNames(ctx, s)
+	if err != nil {
+		return p, fmt.Errorf("prune: %w", err)
+	}
+	for i := 0; i+1 < len(chunks); i++ {
+		if firsts[i+1]-1 > oldest {
+			break
+		}
+		if err := s.Delete(ctx, chunks[i]); err != nil {
+			return p, fmt.Errorf("prune: %w", err)
+		}
+		p.Chunks = append(p.Chunks, chunks[i])
+	}
+	return p, nil
+}
+
+// MayCheckpoint says whether a build may write a checkpoint at position,
+// and why not. firstSkipped is the position of the first record the
+// build skipped or read with a value other (0: none); newestBuild is the
+// build of the newest checkpoint in the store ("" when there is none).
+func MayCheckpoint(build, newestBuild string, firstSkipped, position uint64) (bool, string) {
+	if firstSkipped != 0 && position >= firstSkipped {
+		return false, fmt.Sprintf("record %d was skipped: this build writes no checkpoint past it", firstSkipped)
+	}
+	if newestBuild == "" {
+		return true, ""
+	}
+	c, err := compareVersions(newestBuild, build)
+	if err != nil {
+		return false, fmt.Sprintf("the newest checkpoint has a build that does not read (%v)", err)
+	}
+	if c > 0 {
+		return false, fmt.Sprintf("the newest checkpoint comes from the later build %s", newestBuild)
+	}
+	return true, ""
+}
+
+// compareVersions compares two MAJOR.MINOR.PATCH versions (a leading v
+// and a suffix after - or + are allowed; the suffix is not compared).
+func compareVersions(a, b string) (int, error) {
+	pa, err := parseVersion(a)
+	if err != nil {
+		return 0, err
+	}
+	pb, err := parseVersion(b)
+	if err != nil {
+		return 0, err
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			if pa[i] < pb[i] {
+				return -1, nil
+			}
+			return 1, nil
+		}
+	}
+	return 0, nil
+}
+
+func parseVersion(v string) ([3]uint64, error) {
+	var out [3]uint64
+	s := strings.TrimPrefix(v, "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return out, fmt.Errorf("version %q is not MAJOR.MINOR.PATCH", v)
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return out, fmt.Errorf("version %q is not MAJOR.MINOR.PATCH", v)
+		}
+		out[i] = n
+	}
+	return out, nil
+}

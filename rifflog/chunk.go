@@ -1,0 +1,224 @@
+package rifflog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"strconv"
+)
+
+// FormatVersion is the version of the chunk format that this package
+// writes and reads.
+const FormatVersion = 1
+
+// Sum is a SHA-256 checksum: of the record lines of a chunk, or a value
+// of the chain of the log.
+//
+// The chain value at position n is sha256(chain(n-1) || line n), with
+// the zero Sum before position 1 and the line without its newline. A
+// chunk header names the chain value before its first record; a
+// checkpoint names the chain value at its position. So the chain is
+// checked from any position on, and a cut inside a chunk keeps it.
+type Sum [sha256.Size]byte
+
+// String gives the Sum as 64 lowercase hex digits.
+func (s Sum) String() string { return hex.EncodeToString(s[:]) }
+
+// MarshalText gives the Sum as 64 lowercase hex digits.
+func (s Sum) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads exactly 64 lowercase hex digits.
+func (s *Sum) UnmarshalText(b []byte) error {
+	if len(b) != 2*len(s) {
+		return fmt.Errorf("read checksum: %d digits, want %d", len(b), 2*len(s))
+	}
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return fmt.Errorf("read checksum: %q is not a lowercase hex digit", c)
+		}
+	}
+	_, err := hex.Decode(s[:], b)
+	return err
+}
+
+// chainer computes chain values without an allocation per record.
+type chainer struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newChainer() *chainer { return &chainer{h: sha256.New(), buf: make([]byte, 0, sha256.Size)} }
+
+func (c *chainer) next(prev Sum, line []byte) Sum {
+	c.h.Reset()
+	c.h.Write(prev[:])
+	c.h.Write(line)
+	var s Sum
+	copy(s[:], c.h.Sum(c.buf[:0]))
+	return s
+}
+
+// header is the first line of a chunk.
+type header struct {
+	Format int    `json:"format"`
+	First  uint64 `json:"first"`
+	Count  int    `json:"count"`
+	Sum    Sum    `json:"sum"`
+	Prev   Sum    `json:"prev"`
+}
+
+// The kinds of a [LogError]; test them with errors.Is.
+var (
+	// ErrGap: a position is missing.
+	ErrGap = errors.New("gap")
+	// ErrRepeat: a position comes again, or goes back.
+	ErrRepeat = errors.New("repeat")
+	// ErrChecksum: the record lines do not match the checksum of their header.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrChain: the chain value before a chunk is not the value at the
+	// end of the log before it (or of the checkpoint it starts from).
+	ErrChain = errors.New("chain break")
+	// ErrUnreadable: a header or a line does not read.
+	ErrUnreadable = errors.New("does not read")
+	// ErrInvalid: a chunk or a checkpoint given to a write breaks the format.
+	ErrInvalid = errors.New("invalid")
+)
+
+// LogError names the object and the position where a log goes wrong.
+type LogError struct {
+	Object   string // the object name
+	Line     int    // the line in the object (1 is the header), 0 when not known
+	Position uint64 // the position of the record, 0 when not known
+	Kind     error  // ErrGap, ErrRepeat, ErrChecksum, ErrChain or ErrUnreadable
+	Detail   string
+}
+
+func (e *LogError) Error() string {
+	var b bytes.Buffer
+	b.WriteString(e.Object)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " line %d", e.Line)
+	}
+	if e.Position > 0 {
+		fmt.Fprintf(&b, " position %d", e.Position)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Kind.Error())
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	return b.String()
+}
+
+func (e *LogError) Unwrap() error { return e.Kind }
+
+// encodeChunk gives the bytes of a chunk and the chain value after it.
+// The records must be checked.
+func encodeChunk(prev Sum, first uint64, records [][]byte) ([]byte, Sum) {
+	size := 0
+	for _, r := range records {
+		size += len(r) + 1
+	}
+	body := make([]byte, 0, size)
+	c := newChainer()
+	chain := prev
+	for _, r := range records {
+		body = append(body, r...)
+		body = append(body, '\n')
+		chain = c.next(chain, r)
+	}
+	h := header{Format: FormatVersion, First: first, Count: len(records), Sum: sha256.Sum256(body), Prev: prev}
+	line, _ := json.Marshal(h) // a header always encodes
+	out := make([]byte, 0, len(line)+1+len(body))
+	out = append(out, line...)
+	out = append(out, '\n')
+	out = append(out, body...)
+	return out, chain
+}
+
+// decodedChunk is a chunk whose header and checksum are checked.
+type decodedChunk struct {
+	header
+	lines [][]byte // each record line without its newline, sharing the bytes
+}
+
+// decodeChunk reads the header of a chunk, checks that it is in its one
+// canonical form, and checks the records against the count and the
+// checksum. It does not read the records' positions.
+func decodeChunk(name string, data []byte) (decodedChunk, error) {
+	bad := func(line int, format string, args ...any) (decodedChunk, error) {
+		return decodedChunk{}, &LogError{Object: name, Line: line, Kind: ErrUnreadable, Detail: fmt.Sprintf(format, args...)}
+	}
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		return bad(1, "no header line")
+	}
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(data[:nl]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return bad(1, "header: %v", err)
+	}
+	// encoding/json matches keys without case and skips spaces: only
+	// the one canonical form is a header, so no flipped bit reads.
+	if canon, _ := json.Marshal(h); !bytes.Equal(canon, data[:nl]) {
+		return bad(1, "header is not in its canonical form")
+	}
+	if h.Format != FormatVersion {
+		return bad(1, "format %d, this build reads format %d", h.Format, FormatVersion)
+	}
+	if first, ok := ParseChunkName(name); ok && first != h.First {
+		return bad(1, "header says first position %d, the name says %d", h.First, first)
+	}
+	body := data[nl+1:]
+	if sha256.Sum256(body) != h.Sum {
+		return decodedChunk{}, &LogError{Object: name, Position: h.First, Kind: ErrChecksum, Detail: "the record lines do not match the checksum of the header"}
+	}
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return bad(0, "the last line has no newline")
+	}
+	d := decodedChunk{header: h, lines: make([][]byte, 0, h.Count)}
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\n')
+		d.lines = append(d.lines, body[:i:i])
+		body = body[i+1:]
+	}
+	if len(d.lines) != h.Count {
+		return bad(0, "%d record lines, the header says %d", len(d.lines), h.Count)
+	}
+	return d, nil
+}
+
+const positionPrefix = `{"position":`
+
+// peekPosition reads the position of a record line. The fast path reads
+// an envelope that starts with {"position":N; any other order of keys
+// goes through encoding/json.
+func peekPosition(line []byte) (uint64, error) {
+	if rest, ok := bytes.CutPrefix(line, []byte(positionPrefix)); ok {
+		end := 0
+		for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+		if end > 0 && end < len(rest) && (rest[end] == ',' || rest[end] == '}') && (end == 1 || rest[0] != '0') {
+			if n, err := strconv.ParseUint(string(rest[:end]), 10, 64); err == nil {
+				return n, nil
+			}
+		}
+	}
+	var env struct {
+		Position *uint64 `json:"position"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return 0, fmt.Errorf("read position: %w", err)
+	}
+	if env.Position == nil {
+		return 0, errors.New("read position: no position")
+	}
+	return *env.Position, nil
+}

@@ -1,0 +1,203 @@
+package rifflog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The times of the lease.
+const (
+	// LeaseRead is how often a serving instance reads the lease.
+	LeaseRead = 2 * time.Second
+	// LeaseAge is how long a lease holds after its last write.
+	LeaseAge = 90 * time.Second
+	// LeaseRenew is how often a serving instance writes its lease again,
+	// well inside LeaseAge.
+	LeaseRenew = 30 * time.Second
+)
+
+// The errors of the lease.
+var (
+	// ErrLeaseLost: the lease names another instance, or was written by
+	// one. The instance stops for good.
+	ErrLeaseLost = errors.New("lease lost")
+	// ErrLeaseHeld: a server holds the lease (a tool refuses to run).
+	ErrLeaseHeld = errors.New("lease held")
+)
+
+// LeaseRecord is the content of the lease object.
+type LeaseRecord struct {
+	Instance    string `json:"instance"`
+	WrittenAtMs int64  `json:"written_at_ms"`
+	Ended       bool   `json:"ended,omitempty"`
+}
+
+// Holds says whether the record names a server that holds the lease at
+// now: it is not ended, and its last write is less than LeaseAge ago.
+func (r LeaseRecord) Holds(now time.Time) bool {
+	return !r.Ended && now.Sub(time.UnixMilli(r.WrittenAtMs)) < LeaseAge
+}
+
+// ReadLease reads the lease object; ok is false when there is none.
+func ReadLease(ctx context.Context, s Store) (r LeaseRecord, gen int64, ok bool, err error) {
+	data, gen, err := s.Load(ctx, LeaseName)
+	if errors.Is(err, ErrNotExist) {
+		return LeaseRecord{}, 0, false, nil
+	}
+	if err != nil {
+		return LeaseRecord{}, 0, false, fmt.Errorf("read lease: %w", err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return LeaseRecord{}, 0, false, fmt.Errorf("read lease: %w", err)
+	}
+	return r, gen, true, nil
+}
+
+// Lease is the lease of one instance. Its methods are not safe for use
+// by many goroutines at once: one owner (the server's lease loop) calls them.
+type Lease struct {
+	store Store
+	id    string
+	gen   int64 // the generation of our last write
+}
+
+// TakeLease writes the lease with the ID of this instance, in place of
+// any other. After it, the instance waits (Wait) before it serves, so
+// that the old instance reads the new ID and stops.
+func TakeLease(ctx context.Context, s Store, id string, now time.Time) (*Lease, error) {
+	if id == "" {
+		return nil, fmt.Errorf("take lease: empty instance ID: %w", ErrInvalid)
+	}
+	_, gen, _, err := ReadLease(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("take lease: %w", err)
+	}
+	l := &Lease{store: s, id: id, gen: gen}
+	if err := l.write(ctx, now, false); err != nil {
+		return nil, fmt.Errorf("take lease: %w", err)
+	}
+	return l, nil
+}
+
+// ID is the instance ID that the lease names.
+func (l *Lease) ID() string { return l.id }
+
+func (l *Lease) write(ctx context.Context, now time.Time, ended bool) error {
+	data, _ := json.Marshal(LeaseRecord{Instance: l.id, WrittenAtMs: now.UnixMilli(), Ended: ended})
+	gen, err := l.store.Swap(ctx, LeaseName, data, l.gen)
+	if errors.Is(err, ErrChanged) {
+		return fmt.Errorf("%w: %w", ErrLeaseLost, err)
+	}
+	if err != nil {
+		return err
+	}
+	l.gen = gen
+	return nil
+}
+
+// Check reads the lease: ErrLeaseLost when another instance wrote it
+// since this instance's last write.
+func (l *Lease) Check(ctx context.Context) error {
+	r, gen, ok, err := ReadLease(ctx, l.store)
+	if err != nil {
+		return fmt.Errorf("check lease: %w", err)
+	}
+	if !ok || gen != l.gen || r.Instance != l.id || r.Ended {
+		return fmt.Errorf("check lease: the lease names %q: %w", r.Instance, ErrLeaseLost)
+	}
+	return nil
+}
+
+// Renew writes the lease again, so that it does not end by age.
+func (l *Lease) Renew(ctx context.Context, now time.Time) error {
+	if err := l.write(ctx, now, false); err != nil {
+		return fmt.Errorf("renew lease: %w", err)
+	}
+	return nil
+}
+
+// End ends the lease when it is still this instance's.
+func (l *Lease) End(ctx context.Context, now time.Time) error {
+	if err := l.write(ctx, now, true); err != nil {
+		return fmt.Errorf("end lease: %w", err)
+	}
+	return nil
+}
+
+// Wait waits d after TakeLease and reads the lease every LeaseRead.
+// When ctx ends during the wait (the instance exits), it ends the lease
+// and returns the context's error; when another instance takes the lease
+// it returns ErrLeaseLost.
+func (l *Lease) Wait(ctx context.Context, d time.Duration) error {
+	done := time.NewTimer(d)
+	defer done.Stop()
+	tick := time.NewTicker(LeaseRead)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// The context is gone: end the lease with a short context of its own.
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := l.End(ectx, time.Now()); err != nil {
+				return fmt.Errorf("lease wait: %w (and %w)", ctx.Err(), err)
+			}
+			return fmt.Errorf("lease wait: %w", ctx.Err())
+		case <-tick.C:
+			if err := l.Check(ctx); err != nil {
+				return fmt.Errorf("lease wait: %w", err)
+			}
+		case <-done.C:
+			return l.Check(ctx)
+		}
+	}
+}
+
+// Hold reads the lease every LeaseRead and writes it again every
+// LeaseRenew until ctx ends or the lease is lost. It returns nil when
+// ctx ends, ErrLeaseLost when another instance took the lease, or the
+// store's error. The caller runs it in a goroutine it owns and stops the
+// server when it returns an error.
+func (l *Lease) Hold(ctx context.Context) error {
+	read := time.NewTicker(LeaseRead)
+	defer read.Stop()
+	renew := time.NewTicker(LeaseRenew)
+	defer renew.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-read.C:
+			if err := l.Check(ctx); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("hold lease: %w", err)
+			}
+		case now := <-renew.C:
+			if err := l.Renew(ctx, now); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("hold lease: %w", err)
+			}
+		}
+	}
+}
+
+// WriteHeld writes a chunk only while this instance holds the lease: it
+// checks the lease before the write and again after it, and gives the
+// proof only when both reads name this instance. So an instance that
+// wakes after another took the lease acknowledges nothing; its create
+// fails as soon as the new instance wrote the same position, and the
+// log never forks.
+func (l *Lease) WriteHeld(ctx context.Context, c Chunk) (Written, error) {
+	if err := l.Check(ctx); err != nil {
+		return Written{}, fmt.Errorf("write chunk: %w", err)
+	}
+	w, err := Write(ctx, l.store, c)
+	if err != nil {
+		return Written{}, err
+	}
+	if err := l.Check(ctx); err != nil {
+		return Written{}, fmt.Errorf("write %s: written, but %w", w.Object(), err)
+	}
+	return w, nil
+}

@@ -1,0 +1,75 @@
+package rifflog
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The prefixes of the objects of a log.
+const (
+	ChunkPrefix      = "log/"
+	CheckpointPrefix = "checkpoint/"
+	// LeaseName is the object of the lease.
+	LeaseName = "lease"
+)
+
+// ChunkName is the object name of the chunk whose first position is first.
+func ChunkName(first uint64) string {
+	return fmt.Sprintf("log/%020d.jsonl", first)
+}
+
+// ParseChunkName returns the first position of a chunk object name.
+func ParseChunkName(name string) (uint64, bool) {
+	s, ok := strings.CutPrefix(name, ChunkPrefix)
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, ".jsonl")
+	if !ok || len(s) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// CheckpointName is the object name of a checkpoint at position, written
+// at atMs (milliseconds since the Unix epoch).
+func CheckpointName(position uint64, atMs int64) string {
+	return fmt.Sprintf("checkpoint/%020d-%d.json", position, atMs)
+}
+
+// ParseCheckpointName returns the position and the write time of a
+// checkpoint object name.
+func ParseCheckpointName(name string) (position uint64, atMs int64, ok bool) {
+	s, ok := strings.CutPrefix(name, CheckpointPrefix)
+	if !ok {
+		return 0, 0, false
+	}
+	s, ok = strings.CutSuffix(s, ".json")
+	if !ok {
+		return 0, 0, false
+	}
+	p, t, ok := strings.Cut(s, "-")
+	if !ok || len(p) != 20 {
+		return 0, 0, false
+	}
+	position, err := strconv.ParseUint(p, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	atMs, err = strconv.ParseInt(t, 10, 64)
+	if err != nil || atMs < 0 {
+		return 0, 0, false
+	}
+	return position, atMs, true
+}
+
+// checkpointDay is the UTC day of a checkpoint name's write time.
+func checkpointDay(atMs int64) string {
+	return time.UnixMilli(atMs).UTC().Format(time.DateOnly)
+}

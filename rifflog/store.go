@@ -1,0 +1,52 @@
+package rifflog
+
+import (
+	"context"
+	"errors"
+)
+
+// The errors of a [Store]. Backends translate their native errors into
+// these; callers test them with errors.Is.
+var (
+	// ErrExists: a create-only Put met a name that is taken. For a
+	// chunk it means that another instance writes the log.
+	ErrExists = errors.New("object exists")
+	// ErrNotExist: Get, or Load, found no object with the name.
+	ErrNotExist = errors.New("object does not exist")
+	// ErrChanged: Swap found another generation than the one it was given.
+	ErrChanged = errors.New("object changed")
+	// ErrStopped: the store gave up for good (another instance writes,
+	// or the retries ran out); it writes nothing more.
+	ErrStopped = errors.New("store stopped")
+)
+
+// Store keeps named objects. Names are slash-separated paths such as
+// log/00000000000000001234.jsonl; List gives them in byte order, which is
+// log order for chunk and checkpoint names.
+//
+// An object is written either by Put (create-only, never replaced) or by
+// Swap (with a generation, for the lease); a name is never used by both.
+type Store interface {
+	// Put creates the object name with data. It never replaces an
+	// object: when the name is taken it returns an error that wraps
+	// ErrExists and changes nothing. A nil error means the object is
+	// durable.
+	Put(ctx context.Context, name string, data []byte) error
+	// Get returns the bytes of the object name, or an error that wraps
+	// ErrNotExist.
+	Get(ctx context.Context, name string) ([]byte, error)
+	// List returns the names of the objects that start with prefix, in
+	// byte order. It never lists temporary files of a backend.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Delete removes the object name. A name that is not there is no
+	// error. A nil error means the removal is durable.
+	Delete(ctx context.Context, name string) error
+
+	// Load returns the bytes and the generation (at least 1) of a
+	// swapped object, or an error that wraps ErrNotExist.
+	Load(ctx context.Context, name string) ([]byte, int64, error)
+	// Swap writes data as the object name only when its generation is
+	// gen now (0: only when there is no object). It returns the new
+	// generation, or an error that wraps ErrChanged and changes nothing.
+	Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error)
+}
