@@ -2,6 +2,7 @@ package rifflog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -52,6 +53,36 @@ func chunkNames(ctx context.Context, s Store) ([]string, []uint64, error) {
 // stops it too, wrapped. The line that fn gets is valid only during the
 // call.
 func Replay(ctx context.Context, s Store, from From, fn func(line []byte, position uint64) error) (Replayed, error) {
+	return replay(ctx, s, from, func(line []byte, pos uint64, _ Sum) error { return fn(line, pos) })
+}
+
+// errStop ends a replay early without an error.
+var errStop = errors.New("stop")
+
+// ChainAt gives the chain value at position p, replaying from from.
+func ChainAt(ctx context.Context, s Store, from From, p uint64) (Sum, error) {
+	if p == from.Position {
+		return from.Chain, nil
+	}
+	var at Sum
+	found := false
+	_, err := replay(ctx, s, from, func(_ []byte, pos uint64, chain Sum) error {
+		if pos == p {
+			at, found = chain, true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return Sum{}, fmt.Errorf("chain at %d: %w", p, err)
+	}
+	if !found {
+		return Sum{}, fmt.Errorf("chain at %d: the log has no such position: %w", p, ErrGap)
+	}
+	return at, nil
+}
+
+func replay(ctx context.Context, s Store, from From, fn func(line []byte, position uint64, chain Sum) error) (Replayed, error) {
 	names, firsts, err := chunkNames(ctx, s)
 	if err != nil {
 		return Replayed{}, fmt.Errorf("replay: %w", err)
@@ -99,7 +130,7 @@ type replayer struct {
 }
 
 // chunk checks one chunk and gives its records after from.Position to fn.
-func (r *replayer) chunk(name string, data []byte, fn func([]byte, uint64) error) (int, error) {
+func (r *replayer) chunk(name string, data []byte, fn func([]byte, uint64, Sum) error) (int, error) {
 	d, err := decodeChunk(name, data)
 	if err != nil {
 		return 0, err
@@ -139,7 +170,7 @@ func (r *replayer) chunk(name string, data []byte, fn func([]byte, uint64) error
 			}
 			continue
 		}
-		if err := fn(line, pos); err != nil {
+		if err := fn(line, pos, r.chain); err != nil {
 			return given, fmt.Errorf("%s position %d: %w", name, pos, err)
 		}
 		given++

@@ -1,0 +1,225 @@
+package dir_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/google/go-cmp/cmp"
+)
+
+// history is an epoch: chunk writes, and a checkpoint after chunk
+// checkpointAfter (0: none).
+type history struct {
+	sizes           []int
+	checkpointAfter int
+}
+
+// outcome is what an epoch did before the power went out.
+type outcome struct {
+	chunks     [][][]byte // the records of each chunk it tried
+	acked      int        // the chunks acknowledged
+	checkpoint *rifflog.Checkpoint
+	ckAcked    bool
+}
+
+func line(pos uint64) []byte {
+	return fmt.Appendf(nil, `{"position":%d,"written_at_ms":%d,"by":{"session":"ann/s1"},"command":"post","change":{"posted":{"thread":"o/repo","seq":%d,"body":"hi"}}}`, pos, 1790000000000+pos, pos)
+}
+
+// run runs h on fsys until it ends or the power goes out.
+func run(fsys dir.FS, h history) outcome {
+	ctx := context.Background()
+	var o outcome
+	s, err := dir.OpenFS(fsys, "/riff")
+	if err != nil {
+		return o
+	}
+	var r rifflog.Replayed
+	for i, n := range h.sizes {
+		recs := make([][]byte, n)
+		for j := range recs {
+			recs[j] = line(r.Last + 1 + uint64(j))
+		}
+		o.chunks = append(o.chunks, recs)
+		w, err := rifflog.Write(ctx, s, r.Next(recs))
+		if err != nil {
+			return o
+		}
+		o.acked++
+		r.Last, r.Chain = w.Last(), w.Chain()
+		if i+1 == h.checkpointAfter {
+			c := rifflog.CheckpointAt(w, 1790000000000, "1.0.0", []byte(fmt.Sprintf(`{"at":%d}`, w.Last())))
+			o.checkpoint = &c
+			if _, err := rifflog.WriteCheckpoint(ctx, s, c); err != nil {
+				return o
+			}
+			o.ckAcked = true
+		}
+	}
+	return o
+}
+
+// check opens the file system after a crash and checks the crash laws:
+// every acknowledged chunk is there, only a prefix of the tried chunks
+// is read, and nothing else.
+func check(t *testing.T, fsys dir.FS, o outcome) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := dir.OpenFS(fsys, "/riff")
+	if err != nil {
+		t.Fatalf("OpenFS after the crash = %v", err)
+	}
+	var got [][]byte
+	r, err := rifflog.Replay(ctx, s, rifflog.From{}, func(line []byte, _ uint64) error {
+		got = append(got, bytes.Clone(line))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Replay after the crash = %v", err)
+	}
+	var want [][]byte
+	ok := false
+	for j := 0; j <= len(o.chunks); j++ {
+		if j > 0 {
+			want = append(want, o.chunks[j-1]...)
+		}
+		if j >= o.acked && bytes.Equal(bytes.Join(want, nil), bytes.Join(got, nil)) && len(want) == len(got) {
+			ok = true
+		}
+	}
+	if !ok {
+		t.Fatalf("after the crash the log holds %d records of %d tried chunks (%d acknowledged); want a prefix of the tried chunks with each acknowledged one:\n%s",
+			len(got), len(o.chunks), o.acked, bytes.Join(got, []byte("\n")))
+	}
+	l, err := rifflog.LoadCheckpoint(ctx, s, nil)
+	switch {
+	case errors.Is(err, rifflog.ErrNoCheckpoint):
+		if o.ckAcked {
+			t.Fatalf("LoadCheckpoint = %v; want the acknowledged checkpoint", err)
+		}
+	case err != nil:
+		t.Fatalf("LoadCheckpoint = %v", err)
+	default:
+		if o.checkpoint == nil || !cmp.Equal(l.Checkpoint.From(), o.checkpoint.From()) || string(l.Checkpoint.State) != string(o.checkpoint.State) {
+			t.Fatalf("LoadCheckpoint = %+v; want the checkpoint that was tried", l.Checkpoint)
+		}
+		if _, err := rifflog.Replay(ctx, s, l.Checkpoint.From(), func([]byte, uint64) error { return nil }); err != nil {
+			t.Fatalf("Replay from the checkpoint = %v", err)
+		}
+	}
+	names, err := s.List(ctx, "")
+	if err != nil {
+		t.Fatalf("List = %v", err)
+	}
+	for _, n := range names {
+		_, isChunk := rifflog.ParseChunkName(n)
+		_, _, isCheckpoint := rifflog.ParseCheckpointName(n)
+		if !isChunk && !isCheckpoint {
+			t.Errorf("List after the crash has %q; want chunks and checkpoints only", n)
+		}
+	}
+	// The log goes on after the crash.
+	if _, err := rifflog.Write(ctx, s, r.Next([][]byte{line(r.Last + 1)})); err != nil {
+		t.Fatalf("Write after the crash = %v", err)
+	}
+	if _, err := rifflog.Replay(ctx, s, rifflog.From{}, func([]byte, uint64) error { return nil }); err != nil {
+		t.Fatalf("Replay after a write after the crash = %v", err)
+	}
+}
+
+// steps counts the steps of h with no crash.
+func steps(h history) int {
+	f := newSimFS()
+	run(f, h)
+	return f.steps
+}
+
+func crashAt(t *testing.T, h history, limit int, rng *rand.Rand, how loss) {
+	t.Helper()
+	f := newSimFS()
+	f.limit = limit
+	o := run(f, h)
+	check(t, f.crash(rng, how), o)
+}
+
+// TestCrashAtEveryStep crashes an epoch of three chunk writes and one
+// checkpoint at every step, losing nothing, everything, or a random part
+// of what was not flushed.
+func TestCrashAtEveryStep(t *testing.T) {
+	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2}
+	n := steps(h)
+	if n < 30 {
+		t.Fatalf("the epoch has %d steps; the count is wrong", n)
+	}
+	for limit := 0; limit <= n; limit++ {
+		for _, how := range []loss{loseAll, loseNone, loseRandom, loseRandom, loseRandom} {
+			t.Run(fmt.Sprintf("step %d loss %d", limit, how), func(t *testing.T) {
+				crashAt(t, h, limit, rand.New(rand.NewPCG(uint64(limit), uint64(how))), how)
+			})
+		}
+	}
+}
+
+// TestCrashRandomHistories crashes 120 random histories at a random step.
+func TestCrashRandomHistories(t *testing.T) {
+	for seed := range uint64(120) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		h := history{sizes: make([]int, 1+rng.IntN(5))}
+		for i := range h.sizes {
+			h.sizes[i] = 1 + rng.IntN(4)
+		}
+		h.checkpointAfter = rng.IntN(len(h.sizes) + 1)
+		limit := rng.IntN(steps(h) + 1)
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			crashAt(t, h, limit, rng, loseRandom)
+		})
+	}
+}
+
+// TestTornTemporaryFileIsNeverRead leaves a torn temporary file beside
+// the chunks: it is never listed or read, and an open removes it once it
+// is old.
+func TestTornTemporaryFileIsNeverRead(t *testing.T) {
+	ctx := context.Background()
+	f := newSimFS()
+	s, err := dir.OpenFS(f, "/riff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rifflog.Write(ctx, s, rifflog.Chunk{First: 1, Records: [][]byte{line(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/riff/log/.tmp-1-1", "/riff/log/.tmp-8999999999999999999-1"} {
+		tf, err := f.CreateExcl(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf.Write([]byte(`{"format":1,"first":2,"cou`))
+	}
+	s, err = dir.OpenFS(f, "/riff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := s.List(ctx, "")
+	if diff := cmp.Diff([]string{"log/00000000000000000001.jsonl"}, names); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	entries, _ := f.ReadDir("/riff/log")
+	var left []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".tmp-") {
+			left = append(left, e.Name)
+		}
+	}
+	// The old one is gone; the one from the future (a live writer) stays.
+	if diff := cmp.Diff([]string{".tmp-8999999999999999999-1"}, left); diff != "" {
+		t.Errorf("temporary files after an open (-want +got):\n%s", diff)
+	}
+}

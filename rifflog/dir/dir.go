@@ -1,0 +1,378 @@
+// Package dir holds a [rifflog.Store] in a directory of the host
+// (RIFF_DIR): each object is a file under the root, at its name.
+//
+// A Put writes a temporary file beside its target, fsyncs it, publishes
+// it under its name with link(2) (which never replaces a name), removes
+// the temporary name and fsyncs the directory; only then does it return.
+// So a crash at any step leaves either no object or the whole object,
+// and a name is never replaced. Leftover temporary files (names that
+// start with ".tmp-") are never listed or read, and an Open removes the
+// ones older than ten minutes.
+//
+// The store runs on a small file system interface ([FS]): [OS] in a
+// server, a simulated file system that loses power in the crash test.
+// It never reads a torn file as an object, never takes a lock, and never
+// starts a goroutine.
+package dir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/como-technologies/riff/rifflog"
+)
+
+var _ rifflog.Store = (*Store)(nil)
+
+const (
+	tmpPrefix = ".tmp-"
+	// tmpAge is the age of a leftover temporary file that an Open removes.
+	tmpAge = 10 * time.Minute
+)
+
+// Store keeps objects as files under a root directory. It is safe for
+// use by many goroutines.
+type Store struct {
+	fs   FS
+	root string
+	seq  atomic.Uint64
+
+	mu   sync.Mutex
+	made map[string]bool // directories known to exist, with a synced entry
+}
+
+// Open opens the directory root on the file system of the host.
+func Open(root string) (*Store, error) { return OpenFS(OS{}, root) }
+
+// OpenFS opens the directory root on fsys: it makes the root when it is
+// not there, flushes its entry, and removes old leftover temporary files.
+func OpenFS(fsys FS, root string) (*Store, error) {
+	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}}
+	if err := s.ensureDir(s.root); err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	if err := s.sweep(s.root, time.Now()); err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	return s, nil
+}
+
+// ensureDir makes dir and flushes the entry of each directory that it
+// made in its parent.
+func (s *Store) ensureDir(dir string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.made[dir] {
+		return nil
+	}
+	if err := s.fs.MkdirAll(dir); err != nil {
+		return err
+	}
+	// Flush the entries from dir up to the parent of the root: a
+	// directory that MkdirAll made is lost in a crash until its
+	// parent is flushed.
+	for d := dir; ; d = filepath.Dir(d) {
+		if err := s.fs.SyncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+		if d == s.root || filepath.Dir(d) == d || !strings.HasPrefix(d, s.root) {
+			break
+		}
+	}
+	s.made[dir] = true
+	return nil
+}
+
+// sweep removes leftover temporary files older than tmpAge under dir.
+func (s *Store) sweep(dir string, now time.Time) error {
+	entries, err := s.fs.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		full := filepath.Join(dir, e.Name)
+		if e.Dir {
+			if err := s.sweep(full, now); err != nil {
+				return err
+			}
+			continue
+		}
+		if born, ok := tmpTime(e.Name); ok && now.Sub(born) > tmpAge {
+			if err := s.fs.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// tmpTime reads the time in a temporary file name.
+func tmpTime(name string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(name, tmpPrefix)
+	if !ok {
+		return time.Time{}, false
+	}
+	ns, _, _ := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if err != nil {
+		return time.Time{}, true // not ours to read: old enough
+	}
+	return time.Unix(0, n), true
+}
+
+// file gives the path of an object, or an error for a name that is not
+// a clean relative path of visible parts.
+func (s *Store) file(name string) (string, error) {
+	if name == "" || path.Clean(name) != name || strings.HasPrefix(name, "/") {
+		return "", fmt.Errorf("bad object name %q", name)
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == ".." || strings.HasPrefix(part, ".") {
+			return "", fmt.Errorf("bad object name %q", name)
+		}
+	}
+	return filepath.Join(s.root, filepath.FromSlash(name)), nil
+}
+
+// publish writes data to a new temporary file in the directory of
+// target, flushes it, and links it as target; it never replaces target.
+func (s *Store) publish(target string, data []byte) error {
+	dir := filepath.Dir(target)
+	if err := s.ensureDir(dir); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%d", tmpPrefix, time.Now().UnixNano(), s.seq.Add(1)))
+	f, err := s.fs.CreateExcl(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.fs.Link(tmp, target)
+	}
+	if rerr := s.fs.Remove(tmp); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	return s.fs.SyncDir(dir)
+}
+
+// Put creates the object name; it never replaces one.
+func (s *Store) Put(ctx context.Context, name string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put %s: %w", name, err)
+	}
+	target, err := s.file(name)
+	if err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	if err := s.publish(target, data); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("put %s: %w", name, rifflog.ErrExists)
+		}
+		return fmt.Errorf("put %s: %w", name, err)
+	}
+	return nil
+}
+
+// Get reads the object name.
+func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get %s: %w", name, err)
+	}
+	file, err := s.file(name)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	data, err := s.fs.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("get %s: %w", name, rifflog.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// List gives the objects whose names start with prefix, in byte order.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	// Start at the deepest directory that the prefix names.
+	base := ""
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		base = prefix[:i]
+	}
+	var names []string
+	if err := s.walk(base, prefix, &names); err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (s *Store) walk(rel, prefix string, names *[]string) error {
+	dir := filepath.Join(s.root, filepath.FromSlash(rel))
+	entries, err := s.fs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".") {
+			continue // temporary files and generations
+		}
+		name := e.Name
+		if rel != "" {
+			name = rel + "/" + e.Name
+		}
+		if e.Dir {
+			if strings.HasPrefix(name+"/", prefix) || strings.HasPrefix(prefix, name+"/") {
+				if err := s.walk(name, prefix, names); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(name, prefix) {
+			*names = append(*names, name)
+		}
+	}
+	return nil
+}
+
+// Delete removes the object name and flushes its directory.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	file, err := s.file(name)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	if err := s.fs.Remove(file); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	if err := s.fs.SyncDir(filepath.Dir(file)); err != nil {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	return nil
+}
+
+// generations is the directory of the generations of a swapped object:
+// .NAME.v beside it, one file for each generation (%020d).
+func (s *Store) generations(name string) (string, error) {
+	file, err := s.file(name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+".v"), nil
+}
+
+// newest gives the newest generation in dir (0 when none).
+func (s *Store) newest(dir string) (int64, error) {
+	entries, err := s.fs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var top int64
+	for _, e := range entries {
+		if n, err := strconv.ParseInt(e.Name, 10, 64); err == nil && len(e.Name) == 20 && n > top {
+			top = n
+		}
+	}
+	return top, nil
+}
+
+func genFile(dir string, gen int64) string { return filepath.Join(dir, fmt.Sprintf("%020d", gen)) }
+
+// Load reads the newest generation of a swapped object.
+func (s *Store) Load(ctx context.Context, name string) ([]byte, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, fmt.Errorf("load %s: %w", name, err)
+	}
+	dir, err := s.generations(name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load: %w", err)
+	}
+	gen, err := s.newest(dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load %s: %w", name, err)
+	}
+	if gen == 0 {
+		return nil, 0, fmt.Errorf("load %s: %w", name, rifflog.ErrNotExist)
+	}
+	data, err := s.fs.ReadFile(genFile(dir, gen))
+	if err != nil {
+		return nil, 0, fmt.Errorf("load %s: %w", name, err)
+	}
+	return data, gen, nil
+}
+
+// Swap writes generation gen+1 of a swapped object when gen is the
+// newest. Each generation is a file that is created only once (the same
+// publish as Put), so of two writers from one generation only one wins;
+// a writer that published a generation when a newer one was there too
+// loses, and readers read the newest.
+func (s *Store) Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("swap %s: %w", name, err)
+	}
+	dir, err := s.generations(name)
+	if err != nil {
+		return 0, fmt.Errorf("swap: %w", err)
+	}
+	now, err := s.newest(dir)
+	if err != nil {
+		return 0, fmt.Errorf("swap %s: %w", name, err)
+	}
+	if now != gen {
+		return 0, fmt.Errorf("swap %s: generation %d, want %d: %w", name, now, gen, rifflog.ErrChanged)
+	}
+	next := gen + 1
+	if err := s.publish(genFile(dir, next), data); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return 0, fmt.Errorf("swap %s: generation %d is taken: %w", name, next, rifflog.ErrChanged)
+		}
+		return 0, fmt.Errorf("swap %s: %w", name, err)
+	}
+	if now, err = s.newest(dir); err != nil {
+		return 0, fmt.Errorf("swap %s: %w", name, err)
+	}
+	if now != next {
+		return 0, fmt.Errorf("swap %s: generation %d came after %d: %w", name, now, next, rifflog.ErrChanged)
+	}
+	// Keep the generation before, for a reader that listed before this
+	// write; remove the ones older than it.
+	if gen > 1 {
+		_ = s.fs.Remove(genFile(dir, gen-1)) // a leftover generation is harmless
+	}
+	return next, nil
+}

@@ -1,0 +1,64 @@
+package dir_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/como-technologies/riff/rifflog/internal/storetest"
+)
+
+func TestConformanceOS(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) rifflog.Store {
+		s, err := dir.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestConformanceSim(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) rifflog.Store {
+		s, err := dir.OpenFS(newSimFS(), "/riff")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestEpochOnTheRealFileSystem runs the crash test's epoch on a temp dir.
+func TestEpochOnTheRealFileSystem(t *testing.T) {
+	root := t.TempDir()
+	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2}
+	o := run(osAt{root}, h)
+	if o.acked != 3 || !o.ckAcked {
+		t.Fatalf("run = %d chunks, checkpoint %v; want 3 and true", o.acked, o.ckAcked)
+	}
+	check(t, osAt{root}, o)
+	for _, name := range []string{"log/00000000000000000001.jsonl", "log/00000000000000000003.jsonl", "log/00000000000000000006.jsonl", "log/00000000000000000007.jsonl", "checkpoint/00000000000000000005-1790000000000.json"} {
+		if _, err := os.Stat(filepath.Join(root, "riff", name)); err != nil {
+			t.Errorf("file %s: %v", name, err)
+		}
+	}
+	s, _ := dir.Open(filepath.Join(root, "riff"))
+	if err := s.Put(context.Background(), "log/00000000000000000001.jsonl", []byte("x")); err == nil {
+		t.Errorf("Put over a chunk on the real file system = nil; want ErrExists")
+	}
+}
+
+// osAt is the real file system with "/" at root, for the paths of run.
+type osAt struct{ root string }
+
+func (o osAt) p(name string) string                  { return filepath.Join(o.root, name) }
+func (o osAt) MkdirAll(d string) error               { return dir.OS{}.MkdirAll(o.p(d)) }
+func (o osAt) CreateExcl(n string) (dir.File, error) { return dir.OS{}.CreateExcl(o.p(n)) }
+func (o osAt) Link(a, b string) error                { return dir.OS{}.Link(o.p(a), o.p(b)) }
+func (o osAt) Remove(n string) error                 { return dir.OS{}.Remove(o.p(n)) }
+func (o osAt) ReadFile(n string) ([]byte, error)     { return dir.OS{}.ReadFile(o.p(n)) }
+func (o osAt) ReadDir(d string) ([]dir.Entry, error) { return dir.OS{}.ReadDir(o.p(d)) }
+func (o osAt) SyncDir(d string) error                { return dir.OS{}.SyncDir(o.p(d)) }

@@ -1,0 +1,91 @@
+package dir
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+)
+
+// FS is the small file system under a Store: the real one (OS), or a
+// simulated one in the crash test. Names are paths of the host.
+type FS interface {
+	// MkdirAll makes dir and its parents. It does not sync them.
+	MkdirAll(dir string) error
+	// CreateExcl creates a new file for writing; it fails when name exists.
+	CreateExcl(name string) (File, error)
+	// Link gives the file oldname the second name newname; it fails
+	// with an error that wraps fs.ErrExist when newname exists, and
+	// never replaces it.
+	Link(oldname, newname string) error
+	// Remove removes a file or an empty directory (fs.ErrNotExist when
+	// it is not there).
+	Remove(name string) error
+	// ReadFile reads a whole file (fs.ErrNotExist when it is not there).
+	ReadFile(name string) ([]byte, error)
+	// ReadDir lists a directory in name order (fs.ErrNotExist when it
+	// is not there).
+	ReadDir(dir string) ([]Entry, error)
+	// SyncDir flushes the entries of a directory.
+	SyncDir(dir string) error
+}
+
+// File is a file open for writing.
+type File interface {
+	io.Writer
+	// Sync flushes the bytes written so far.
+	Sync() error
+	Close() error
+}
+
+// Entry is an entry of a directory.
+type Entry struct {
+	Name string
+	Dir  bool
+}
+
+// OS is the file system of the host.
+type OS struct{}
+
+var _ FS = OS{}
+
+// MkdirAll makes dir with mode 0o755.
+func (OS) MkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// CreateExcl creates name with O_EXCL and mode 0o644.
+func (OS) CreateExcl(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// Link is link(2): it never replaces newname.
+func (OS) Link(oldname, newname string) error { return os.Link(oldname, newname) }
+
+// Remove is os.Remove.
+func (OS) Remove(name string) error { return os.Remove(name) }
+
+// ReadFile is os.ReadFile.
+func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// ReadDir is os.ReadDir.
+func (OS) ReadDir(dir string) ([]Entry, error) {
+	des, err := os.ReadDir(dir)
+	out := make([]Entry, len(des))
+	for i, de := range des {
+		out[i] = Entry{Name: de.Name(), Dir: de.IsDir()}
+	}
+	return out, err
+}
+
+// SyncDir opens dir and fsyncs it.
+func (OS) SyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	// Some file systems do not sync a directory; that is not a failure of ours.
+	if errors.Is(err, syscall.EINVAL) {
+		err = nil
+	}
+	return errors.Join(err, f.Close())
+}
