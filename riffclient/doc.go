@@ -1,7 +1,33 @@
 // Package riffclient is the client of riff-server: one generic call
-// function with call IDs, retries within a budget, build checks, and
-// streams that reconnect.
+// function ([Send]) with call IDs, retries within a budget, build checks,
+// and streams that reconnect ([Client.Tail], [Client.Watch]).
 //
-// It never decides a rule of the riff and never prints: the command line
-// shows what it returns.
+// It never decides a rule of the riff. It writes only two kinds of lines
+// for a person, to the writer that its caller gives ([Options.Out]): the
+// line (waits for riff-server…) and the note of "When the builds differ".
+// Every other outcome comes back as a value or an error.
+//
+// # Basics
+//
+// A call is one wire type of riffcore/wire. [Send] posts it as JSON to its
+// path under the server URL, with the header riff-call (one call ID for
+// all the tries of the call) and riff-build (the build of this riff), and
+// decodes the reply type that the call names:
+//
+//	c := riffclient.New(server, riffclient.Options{Build: b})
+//	reply, err := riffclient.Send(ctx, c, wire.Claim{Me: me, Item: "issue-12"})
+//
+// A call has a budget of 60 seconds from its first try. After no reply, a
+// cut connection, 502, 503 or 429 it tries again with the same call ID,
+// after a wait that grows from 0.25 s to 5 s. A refusal is never tried
+// again: it comes back as a *[wire.Refused].
+//
+// # Caveats
+//
+// A refused connect is tried again only when this Client got a reply from
+// the server before: a new command cannot tell a server that starts from
+// no server, so it fails at once with [*ReachError].
+//
+// The budget and the waits run on [Options.Clock]; one try runs on the real
+// time (the HTTP transport has no other clock).
 package riffclient

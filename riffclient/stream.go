@@ -1,0 +1,368 @@
+package riffclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// The types of an [Event] that a stream adds to the types of the wire.
+const (
+	// EventLost counts the messages of a break that the server no longer
+	// keeps.
+	EventLost = "lost"
+	// EventDown is a break: the stream opens again by itself.
+	EventDown = "down"
+	// EventBack is the first open after a break.
+	EventBack = "back"
+)
+
+// Event is one thing that a stream gives its caller: a message (tail), a
+// wake (watch), the count of lost messages, or a break and its end.
+type Event struct {
+	wire.Event
+	// Err is the fault of a break (EventDown).
+	Err error
+}
+
+// Tail follows a thread. It calls show for each message once and in
+// order, also across breaks, and for the count of lost messages. It
+// returns nil when ctx ends, the error of show, or an error that a new
+// try cannot repair: a refusal, or a server that never answered.
+//
+// At each open it opens the stream first, then reads the thread after
+// the last message that it showed ([wire.Read] with After), so a message
+// that comes in the read and in the stream shows once. A stream with no
+// byte for the stall limit (45 s) is dropped and opened again. A version
+// mismatch is given once as a break; then it tries again every 5 s.
+func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) error) error {
+	t := &tailer{c: c, call: call, show: show, last: call.After, known: call.After > 0}
+	return c.follow(ctx, call.Path(), t)
+}
+
+// Watch follows the wakes of the caller: it calls show for each wake, and
+// for each break and its end. It returns as [Client.Tail] does.
+func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) error) error {
+	w := &watcher{call: call, show: show}
+	return c.follow(ctx, call.Path(), w)
+}
+
+// follower is what a stream does with its lines: the body of the open,
+// the catch-up after the open, and each event.
+type follower interface {
+	body() ([]byte, error)
+	// opened runs after each open, before the events of the stream.
+	opened(ctx context.Context, again bool) error
+	event(e wire.Event) error
+	report(e Event) error
+}
+
+// errStall ends a stream with no byte for the stall limit.
+var errStall = errors.New("no byte from the stream")
+
+// follow opens the stream, and opens it again after each break, until
+// ctx ends or a fault that a new try cannot repair.
+func (c *Client) follow(ctx context.Context, path string, f follower) error {
+	wait := FirstWait
+	down := false
+	var mismatch bool
+	for {
+		err := c.stream(ctx, path, f, down)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var stop *stopError
+		if errors.As(err, &stop) {
+			return stop.err
+		}
+		var refused *wire.Refused
+		var reach *ReachError
+		var bad *MismatchError
+		switch {
+		case err == nil:
+			// The server ended the stream.
+		case errors.As(err, &refused), errors.As(err, &reach):
+			return err
+		case errors.As(err, &bad):
+			if !mismatch {
+				if rerr := f.report(Event{Event: wire.Event{Type: EventDown}, Err: err}); rerr != nil {
+					return rerr
+				}
+			}
+			mismatch, down = true, true
+			if c.clock.Sleep(ctx, c.retry) != nil {
+				return nil
+			}
+			continue
+		}
+		if errors.Is(err, errOpened) {
+			wait = FirstWait
+		}
+		if !down && !mismatch {
+			if rerr := f.report(Event{Event: wire.Event{Type: EventDown}, Err: err}); rerr != nil {
+				return rerr
+			}
+		}
+		down = true
+		if c.clock.Sleep(ctx, wait) != nil {
+			return nil
+		}
+		wait = min(2*wait, LastWait)
+	}
+}
+
+// stopError is an error of the caller's show: it ends the stream.
+type stopError struct{ err error }
+
+func (s *stopError) Error() string { return s.err.Error() }
+
+// errOpened marks the end of a stream that was open: the next wait
+// starts short again.
+var errOpened = errors.New("the stream ended")
+
+// stream opens the stream once, and gives its lines to f until it ends.
+func (c *Client) stream(ctx context.Context, path string, f follower, again bool) error {
+	body, err := f.body()
+	if err != nil {
+		return &stopError{err: err}
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(sctx, http.MethodPost, c.endpoint(path), bytes.NewReader(body))
+	if err != nil {
+		return &stopError{err: fmt.Errorf("open %s: %w", path, err)}
+	}
+	c.header(req, NewCallID(), true)
+	// The stall limit also ends an open that hangs.
+	watchdog := newWatchdog(c.stall, func() { cancel(errStall) })
+	defer watchdog.stop()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if cause := context.Cause(sctx); errors.Is(cause, errStall) {
+			return errStall
+		}
+		if !c.retryConnect(ctx, err) {
+			return c.connectError(ctx, path, err)
+		}
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get(wire.HeaderRefused) != "" {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+		if err := c.check(resp, path, raw); err != nil {
+			var retry *retryable
+			if errors.As(err, &retry) {
+				return retry.err
+			}
+			return err
+		}
+		return &ReplyError{URL: c.endpoint(path), Status: resp.Status}
+	}
+	if err := c.check(resp, path, nil); err != nil {
+		return err
+	}
+	// The catch-up read has its own budget: the stall limit waits.
+	watchdog.stop()
+	if err := f.opened(ctx, again); err != nil {
+		return err
+	}
+	watchdog.kick()
+	if again {
+		if err := f.report(Event{Event: wire.Event{Type: EventBack}}); err != nil {
+			return &stopError{err: err}
+		}
+	}
+	r := bufio.NewReader(&kicker{r: resp.Body, w: watchdog})
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e wire.Event
+			if jerr := json.Unmarshal(line, &e); jerr != nil {
+				return fmt.Errorf("read %s: a line is not an event: %w", path, jerr)
+			}
+			if ferr := f.event(e); ferr != nil {
+				return ferr
+			}
+		}
+		if err != nil {
+			if cause := context.Cause(sctx); errors.Is(cause, errStall) {
+				return fmt.Errorf("%w: %w", errOpened, errStall)
+			}
+			if err == io.EOF {
+				return errOpened
+			}
+			return fmt.Errorf("%w: %w", errOpened, err)
+		}
+	}
+}
+
+// watchdog calls fire when no kick came for the limit.
+type watchdog struct {
+	mu    sync.Mutex
+	t     *time.Timer
+	limit time.Duration
+}
+
+func newWatchdog(limit time.Duration, fire func()) *watchdog {
+	return &watchdog{t: time.AfterFunc(limit, fire), limit: limit}
+}
+
+func (w *watchdog) kick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t.Reset(w.limit)
+}
+
+func (w *watchdog) stop() { w.t.Stop() }
+
+// kicker kicks the watchdog at each byte that it reads.
+type kicker struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (k *kicker) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.w.kick()
+	}
+	return n, err
+}
+
+// tailer shows the messages of one thread once and in order.
+type tailer struct {
+	c    *Client
+	call wire.Tail
+	show func(Event) error
+	last uint64 // the seq of the last message shown
+	// known says that last is the true point of the tail: after the
+	// first message, or when the thread's newest seq is known.
+	known bool
+}
+
+func (t *tailer) body() ([]byte, error) {
+	call := t.call
+	call.After = t.last
+	return json.Marshal(call)
+}
+
+// opened reads the thread after the last message shown. At the first
+// open with no After, it only learns the newest seq of the thread.
+func (t *tailer) opened(ctx context.Context, again bool) error {
+	if !again && t.last == 0 {
+		t.learn(ctx)
+		return nil
+	}
+	if !t.known && t.last == 0 {
+		return nil
+	}
+	read := wire.Read{Me: t.call.Me, Thread: t.call.Thread, All: true, After: t.last}
+	for {
+		reply, err := Send(ctx, t.c, read)
+		if err != nil {
+			return err
+		}
+		more := false
+		for _, page := range reply.Threads {
+			if page.Lost > 0 {
+				if err := t.report(Event{Event: wire.Event{Type: EventLost, Lost: page.Lost}}); err != nil {
+					return err
+				}
+			}
+			for i := range page.Messages {
+				if err := t.message(page.Messages[i]); err != nil {
+					return err
+				}
+			}
+			if page.More && page.Last > read.After {
+				more = true
+				read.After = page.Last
+			}
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// learn takes the newest seq of the thread from the threads of the
+// caller, so that a break before the first message shows only what came
+// after the open.
+func (t *tailer) learn(ctx context.Context) {
+	if t.call.Thread == "" {
+		return
+	}
+	reply, err := Send(ctx, t.c, wire.Threads{Me: t.call.Me})
+	if err != nil {
+		return
+	}
+	for _, info := range reply.Threads {
+		if info.Thread == t.call.Thread {
+			t.last, t.known = info.Last, true
+			return
+		}
+	}
+}
+
+func (t *tailer) message(m wire.Message) error {
+	if t.known && m.Seq <= t.last {
+		return nil
+	}
+	t.last, t.known = m.Seq, true
+	msg := m
+	return t.report(Event{Event: wire.Event{Type: wire.EventMessage, Message: &msg}})
+}
+
+func (t *tailer) event(e wire.Event) error {
+	switch e.Type {
+	case wire.EventMessage:
+		if e.Message == nil {
+			return nil
+		}
+		return t.message(*e.Message)
+	case EventLost:
+		if e.Lost > 0 {
+			return t.report(Event{Event: e})
+		}
+	}
+	return nil
+}
+
+func (t *tailer) report(e Event) error {
+	if err := t.show(e); err != nil {
+		return &stopError{err: err}
+	}
+	return nil
+}
+
+// watcher gives each wake of the caller.
+type watcher struct {
+	call wire.Watch
+	show func(Event) error
+}
+
+func (w *watcher) body() ([]byte, error)              { return json.Marshal(w.call) }
+func (w *watcher) opened(context.Context, bool) error { return nil }
+func (w *watcher) report(e Event) error {
+	if err := w.show(e); err != nil {
+		return &stopError{err: err}
+	}
+	return nil
+}
+
+func (w *watcher) event(e wire.Event) error {
+	switch e.Type {
+	case wire.EventWake, EventLost:
+		return w.report(Event{Event: e})
+	}
+	return nil
+}
