@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Scheme is the start of each riff URI.
@@ -107,6 +108,10 @@ func (u *SessionURI) parseQuery(query string) error {
 			}
 			if strings.ContainsAny(part, " \t\r\n#") {
 				return bad("query part "+key, part, "it holds a space or #")
+			}
+			if !utf8.ValidString(part) {
+				// JSON cannot carry it as it came.
+				return bad("query part "+key, part, "it is not UTF-8")
 			}
 			u.Unknown = append(u.Unknown, part)
 		}

@@ -39,7 +39,8 @@ type Selector struct {
 // IsOther says whether s is a selector that this build does not know.
 func (s Selector) IsOther() bool { return s.Other != nil }
 
-// IsEmpty says whether s names no field: it matches each session.
+// IsEmpty says whether s names no field. Such a selector matches no
+// session (an empty to list, not an empty selector, means all).
 func (s Selector) IsEmpty() bool {
 	return !s.IsOther() && s.User == "" && s.Session == "" && s.Host == "" && s.Repo == "" &&
 		s.Worktree == "" && s.Claim == "" && s.Lead == nil && s.Person == nil
