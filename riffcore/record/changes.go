@@ -180,10 +180,12 @@ type Released struct {
 }
 
 // LeadSet names the session the lead of its user in the repository of
-// the thread. It replaces the lead before it.
+// the thread. It replaces the lead before it, which Old names: the new
+// lead takes its read marks.
 type LeadSet struct {
 	Session name.SessionURI `json:"session"`
 	Thread  name.Thread     `json:"thread"`
+	Old     *name.Who       `json:"old,omitempty"`
 }
 
 // PauseSet sets the pause of the riff or of a repository.
@@ -530,6 +532,6 @@ func Commands() []Command {
 		// the people
 		"invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke", "admit",
 		// the server
-		"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner",
+		"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire",
 	}
 }

@@ -34,6 +34,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
 )
@@ -179,8 +181,49 @@ func UnmarshalChange(b []byte) (Change, error) {
 // decodeAs reads the body of a change of the kind T.
 func decodeAs[T Change](body []byte) (Change, bool, error) {
 	var v T
-	err := json.Unmarshal(body, &v)
-	return v, true, err
+	if err := json.Unmarshal(body, &v); err != nil {
+		return v, true, err
+	}
+	return v, true, checkFields(reflect.TypeFor[T](), body)
+}
+
+// checkFields checks that body holds each field of the struct t that the
+// encoder always writes: each field with no omitempty or omitzero, as
+// serde asks of the types of riff-core. So a change with no thread, or a
+// pause_set with no state, does not read, and each change that reads
+// encodes to a line that reads again. A new field of a change gets
+// omitempty: its default means "as before".
+func checkFields(t reflect.Type, body []byte) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+		return errors.New("it is not an object")
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		key, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || key == "-" || key == "" {
+			continue
+		}
+		raw, ok := fields[key]
+		if !ok {
+			if opts == "" {
+				return fmt.Errorf("it has no field %s", key)
+			}
+			continue
+		}
+		if string(raw) == "null" && f.Type.Kind() == reflect.Pointer {
+			continue
+		}
+		if err := checkFields(f.Type, raw); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	return nil
 }
 
 // Other is a change that this build does not know. It keeps its JSON as

@@ -1,0 +1,311 @@
+package riffstate
+
+import (
+	"slices"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+)
+
+// Apply changes the riff for one record. It stores only what the record
+// says: it reads the record and the riff, and no clock, no presence and
+// no setting. It never fails: a record that the riff cannot take (for
+// example the release of a claim that is not there) changes nothing and
+// counts as a warning, and a record that this build skips counts as
+// skipped.
+//
+// The places where apply reads the riff: the session of a record (to
+// update its place and its life cycle), the holder of a claim (a claim of
+// a held item, a release by another holder), the last seq of a thread (a
+// post at or below it), the members of a thread (a join), and the sides
+// of the direct threads at a forget.
+func Apply(r *Riff, rec record.Record) (took bool) {
+	if rec.Position > r.Position {
+		r.Position = rec.Position
+	}
+	if rec.Skipped() {
+		r.Skipped++
+		if r.FirstSkipped == 0 {
+			r.FirstSkipped = rec.Position
+		}
+		// A value read as other stores nothing; the URI and the time of a
+		// session that the record names stay, as for each record.
+		if c, ok := rec.Change.(record.SessionStarted); ok && len(c.Session.Unknown) == 0 {
+			r.touch(c.Session, rec.WrittenAtMs)
+		}
+		return false
+	}
+	if !r.apply(rec) {
+		r.Warnings++
+		return false
+	}
+	return true
+}
+
+func (r *Riff) apply(rec record.Record) bool {
+	at := rec.WrittenAtMs
+	switch c := rec.Change.(type) {
+	case record.RiffMade:
+		if r.ID != "" {
+			return false
+		}
+		r.ID = c.Riff
+	case record.SessionStarted:
+		if c.Session.IsPerson() {
+			return false
+		}
+		s := r.touch(c.Session, at)
+		s.Worker = c.Worker
+		if c.Reason.Fresh() {
+			s.FreshMs = at
+			if s.Life == MustClear {
+				s.Life = Ready
+			}
+		}
+	case record.SessionForgotten:
+		return r.forget(c.Session.Who())
+	case record.JoinedThread:
+		r.touch(c.Session, at)
+		t := r.thread(c.Thread)
+		key := c.Session.Who().String()
+		if _, ok := t.Members[key]; ok {
+			return false
+		}
+		t.Members[key] = t.LastSeq
+	case record.LeftThread:
+		r.touch(c.Session, at)
+		t := r.Threads[c.Thread]
+		w := c.Session.Who()
+		if t == nil {
+			return false
+		}
+		if _, ok := t.Members[w.String()]; !ok {
+			return false
+		}
+		delete(t.Members, w.String())
+		if repo, ok := c.Thread.Repo(); ok && r.IsLead(w, repo) {
+			delete(r.Leads, leadKey(w.User, repo))
+		}
+	case record.Posted:
+		t := r.thread(c.Thread)
+		if c.Seq <= t.LastSeq {
+			return false
+		}
+		t.LastSeq = c.Seq
+		t.Messages = append(t.Messages, Message{Posted: c, Position: rec.Position, AtMs: at})
+		if over := len(t.Messages) - KeptMessages; over > 0 {
+			t.Messages = slices.Delete(t.Messages, 0, over)
+		}
+		if !c.Sender.IsPerson() && r.Session(c.Sender.Who()) != nil {
+			r.touch(c.Sender, at)
+		}
+	case record.Claimed:
+		key := claimKey(c.Thread, c.Item)
+		if r.Claims[key] != nil {
+			return false
+		}
+		w := c.Session.Who()
+		r.Claims[key] = &Holding{Holder: w, Thread: c.Thread, Item: c.Item, AtMs: at}
+		if !w.IsPerson() {
+			s := r.touch(c.Session, at)
+			s.Claims = append(s.Claims, ClaimRef{c.Thread, c.Item})
+			s.Life = Working
+		}
+	case record.Released:
+		key := claimKey(c.Thread, c.Item)
+		w := c.Session.Who()
+		if held := r.Claims[key]; held == nil || held.Holder != w {
+			return false
+		}
+		delete(r.Claims, key)
+		if !w.IsPerson() {
+			s := r.touch(c.Session, at)
+			s.Claims = slices.DeleteFunc(s.Claims, func(ref ClaimRef) bool { return ref == ClaimRef{c.Thread, c.Item} })
+			s.ReleasedMs = at
+			if len(s.Claims) == 0 {
+				s.Life = Ready
+				if c.MustClear {
+					s.Life = MustClear
+				}
+			}
+		}
+	case record.LeadSet:
+		repo, ok := c.Thread.Repo()
+		if !ok || c.Session.IsPerson() {
+			return false
+		}
+		r.touch(c.Session, at)
+		r.Leads[leadKey(c.Session.User, repo)] = c.Session.Who()
+	case record.PauseSet:
+		info := &PauseInfo{By: rec.By, AtMs: at}
+		if rec.Command == "make_riff" {
+			info.By = nil
+		}
+		paused := c.State == record.Paused
+		switch {
+		case c.Scope.Riff && paused:
+			r.Pauses.Riff = info
+		case c.Scope.Riff:
+			r.Pauses.Riff = nil
+		case paused:
+			r.Pauses.Repos[c.Scope.Repository] = info
+		default:
+			delete(r.Pauses.Repos, c.Scope.Repository)
+		}
+	case record.ItemHeld:
+		r.Holds[claimKey(c.Thread, c.Item)] = &HoldInfo{Thread: c.Thread, Item: c.Item, Reason: c.Reason, By: rec.By, AtMs: at}
+	case record.ItemFreed:
+		key := claimKey(c.Thread, c.Item)
+		if r.Holds[key] == nil {
+			return false
+		}
+		delete(r.Holds, key)
+	case record.PlanSet:
+		r.Plans[c.Thread] = &Plan{Text: c.Plan, By: rec.By, AtMs: at}
+	case record.PlanEnded:
+		if r.Plans[c.Thread] == nil {
+			return false
+		}
+		delete(r.Plans, c.Thread)
+	case record.NotesSet:
+		key := notesKey(c.User, c.Thread)
+		n := r.Notes[key]
+		if n == nil {
+			n = &Notes{}
+			r.Notes[key] = n
+		}
+		n.Text = c.Text
+		n.History = append(n.History, NoteVersion{Text: c.Text, By: rec.By, AtMs: at})
+		if over := len(n.History) - MaxNoteVersions; over > 0 {
+			n.History = slices.Delete(n.History, 0, over)
+		}
+	case record.SettingChanged:
+		if c.IdleWorkers != nil {
+			r.Idle[idleKey(*c.IdleWorkers)] = *c.IdleWorkers
+		}
+	default:
+		return r.People.apply(rec)
+	}
+	return true
+}
+
+// touch gives the session of u, made Ready when the riff does not know
+// it, at the place of u and with the time of the record.
+func (r *Riff) touch(u name.SessionURI, at int64) *Session {
+	key := u.Who().String()
+	s := r.Sessions[key]
+	if s == nil {
+		s = &Session{Life: Ready}
+		r.Sessions[key] = s
+	}
+	s.URI = u.Bare()
+	if at > s.LastMs {
+		s.LastMs = at
+	}
+	return s
+}
+
+func (r *Riff) thread(n name.Thread) *Thread {
+	t := r.Threads[n]
+	if t == nil {
+		t = &Thread{Name: n, Members: map[string]uint64{}}
+		r.Threads[n] = t
+	}
+	return t
+}
+
+// forget drops a session, its places in the threads, its claims, its
+// leads, and each direct thread whose two sides are gone.
+func (r *Riff) forget(w name.Who) bool {
+	key := w.String()
+	if r.Sessions[key] == nil {
+		return false
+	}
+	delete(r.Sessions, key)
+	for k, c := range r.Claims {
+		if c.Holder == w {
+			delete(r.Claims, k)
+		}
+	}
+	for k, lead := range r.Leads {
+		if lead == w {
+			delete(r.Leads, k)
+		}
+	}
+	for n, t := range r.Threads {
+		delete(t.Members, key)
+		if a, b, ok := n.Sides(); ok && r.gone(a) && r.gone(b) {
+			delete(r.Threads, n)
+		}
+	}
+	return true
+}
+
+// gone says whether a side of a direct thread is no session of the riff.
+// A person is no session.
+func (r *Riff) gone(p name.Party) bool {
+	if _, person := p.Person(); person {
+		return true
+	}
+	for _, s := range r.Sessions {
+		if s.URI.Session == string(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *People) apply(rec record.Record) bool {
+	if p.Emails == nil {
+		p.Emails = map[string]string{}
+	}
+	if p.Ended == nil {
+		p.Ended = map[string]uint64{}
+	}
+	switch c := rec.Change.(type) {
+	case record.PersonJoined:
+		p.Emails[c.User] = c.Email
+	case record.MemberInvited:
+		if slices.Contains(p.Members, c.Email) {
+			return false
+		}
+		p.Members = append(p.Members, c.Email)
+	case record.MemberRemoved:
+		if !slices.Contains(p.Members, c.Email) {
+			return false
+		}
+		p.Members = slices.DeleteFunc(p.Members, func(m string) bool { return m == c.Email })
+		p.Admins = slices.DeleteFunc(p.Admins, func(m string) bool { return m == c.Email })
+		p.Ended[c.Email] = rec.Position
+	case record.AdminSet:
+		has := slices.Contains(p.Admins, c.Email)
+		switch {
+		case c.Admin && !has:
+			p.Admins = append(p.Admins, c.Email)
+		case !c.Admin && has:
+			p.Admins = slices.DeleteFunc(p.Admins, func(m string) bool { return m == c.Email })
+		default:
+			return false
+		}
+	case record.OwnerSet:
+		p.Owner = c.Email
+		p.Asked, p.AskedMs = "", 0
+	case record.OwnerAsked:
+		p.Asked, p.AskedMs = c.Email, rec.WrittenAtMs
+	case record.OwnerDenied:
+		if p.Asked != c.Email {
+			return false
+		}
+		p.Asked, p.AskedMs = "", 0
+	case record.OwnerEnded:
+		if p.Owner != c.Email {
+			return false
+		}
+		p.Owner = ""
+	case record.SigninsEnded:
+		p.Ended[c.Email] = rec.Position
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,156 @@
+package riffstate
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+)
+
+// Checkpoint is the state at one position of the log: every part of the
+// written riff (with the last 200 messages of each thread), the read
+// cursors, the statuses and steps, the kept calls, and the version of
+// the build that wrote it. A load of it, plus the records after it,
+// gives the state of a whole replay.
+type Checkpoint struct {
+	Version  string                            `json:"version"`
+	Position uint64                            `json:"position"`
+	Riff     *Riff                             `json:"riff"`
+	Cursors  map[string]map[name.Thread]uint64 `json:"cursors,omitempty"`
+	Lives    map[string]*SavedLive             `json:"lives,omitempty"`
+	Calls    []SavedCall                       `json:"calls,omitempty"`
+}
+
+// SavedLive is the part of the presence of a caller that a checkpoint
+// keeps: its status and its step. A new start of the server makes both
+// stale.
+type SavedLive struct {
+	Status *Note `json:"status,omitempty"`
+	Step   *Step `json:"step,omitempty"`
+}
+
+// SavedCall is one kept call: its key and its records.
+type SavedCall struct {
+	Key  Key             `json:"key"`
+	AtMs int64           `json:"at_ms"`
+	Made []record.Record `json:"made,omitempty"`
+}
+
+// Checkpoint gives the checkpoint of the written copy.
+func (s *State) Checkpoint() Checkpoint {
+	cp := Checkpoint{Version: s.opts.Build, Position: s.written.Position, Riff: s.written, Cursors: s.presence.Cursors}
+	for key, l := range s.presence.Lives {
+		if l.Status != nil || l.Step != nil {
+			if cp.Lives == nil {
+				cp.Lives = map[string]*SavedLive{}
+			}
+			cp.Lives[key] = &SavedLive{Status: l.Status, Step: l.Step}
+		}
+	}
+	for _, key := range s.kept.order {
+		c := s.kept.calls[key]
+		cp.Calls = append(cp.Calls, SavedCall{Key: key, AtMs: c.AtMs, Made: c.Made})
+	}
+	return cp
+}
+
+// EncodeCheckpoint gives the checkpoint of the written copy as JSON.
+func (s *State) EncodeCheckpoint() ([]byte, error) {
+	b, err := json.Marshal(s.Checkpoint())
+	if err != nil {
+		return nil, fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return b, nil
+}
+
+// LoadCheckpoint makes a state from a checkpoint: both copies are the
+// riff of the checkpoint. The caller replays the records after it.
+func LoadCheckpoint(data []byte, opts Options) (*State, error) {
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	if cp.Riff == nil {
+		return nil, fmt.Errorf("load checkpoint: no riff")
+	}
+	// Two copies: decode the riff a second time rather than share maps.
+	var twin struct {
+		Riff *Riff `json:"riff"`
+	}
+	if err := json.Unmarshal(data, &twin); err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	s := New(opts)
+	s.pending, s.written = cp.Riff.fill(), twin.Riff.fill()
+	if cp.Cursors != nil {
+		s.presence.Cursors = cp.Cursors
+	}
+	for key, saved := range cp.Lives {
+		l := &Live{Status: saved.Status, Step: saved.Step}
+		s.presence.Lives[key] = l
+	}
+	for _, c := range cp.Calls {
+		s.kept.calls[c.Key] = &keptCall{Made: c.Made, AtMs: c.AtMs}
+		s.kept.order = append(s.kept.order, c.Key)
+	}
+	return s, nil
+}
+
+// fill gives each map of a decoded riff a value, so that a riff that
+// went through JSON equals one that apply built.
+func (r *Riff) fill() *Riff {
+	empty := NewRiff()
+	if r.Sessions == nil {
+		r.Sessions = empty.Sessions
+	}
+	if r.Threads == nil {
+		r.Threads = empty.Threads
+	}
+	for _, t := range r.Threads {
+		if t.Members == nil {
+			t.Members = map[string]uint64{}
+		}
+	}
+	if r.Claims == nil {
+		r.Claims = empty.Claims
+	}
+	if r.Leads == nil {
+		r.Leads = empty.Leads
+	}
+	if r.Pauses.Repos == nil {
+		r.Pauses.Repos = empty.Pauses.Repos
+	}
+	if r.Holds == nil {
+		r.Holds = empty.Holds
+	}
+	if r.Plans == nil {
+		r.Plans = empty.Plans
+	}
+	if r.Notes == nil {
+		r.Notes = empty.Notes
+	}
+	if r.Idle == nil {
+		r.Idle = empty.Idle
+	}
+	return r
+}
+
+// CanCheckpoint says whether this build may write a checkpoint of the
+// written copy: not past the first record that it skipped, or read with
+// a value other.
+func (s *State) CanCheckpoint() (bool, string) {
+	if first := s.written.FirstSkipped; first != 0 {
+		return false, fmt.Sprintf("the record at position %d is of a later build: this build writes no checkpoint past it", first)
+	}
+	return true, ""
+}
+
+// Counts gives the numbers of the facts of the server: sessions, read
+// cursors, threads.
+func (s *State) Counts() (sessions, cursors, threads int) {
+	for _, m := range s.presence.Cursors {
+		cursors += len(m)
+	}
+	return len(s.written.Sessions), cursors, len(s.written.Threads)
+}

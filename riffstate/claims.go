@@ -1,0 +1,272 @@
+package riffstate
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// Claim claims an item in a thread.
+//
+// handle refuses a worker in MustClear (must_clear), a claim where a
+// pause stops it (paused: the reason names the pause and who set it), an
+// item that a live session holds (held), and a held item to a worker
+// (on_hold). Each other session gets a held item with the hold as a
+// warning. The claim of an item whose holder stopped gives a released
+// record for the old holder, then the claimed record.
+type Claim struct {
+	wire.Claim
+	base
+}
+
+type claimNote struct {
+	thread  name.Thread
+	warning string
+}
+
+func (Claim) Kind() string { return "claim" }
+
+func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
+	thread, err := v.threadOf(c, cl.Thread, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	if _, err := name.ParseItem(string(cl.Item)); err != nil {
+		return Handled{}, bad("%v", err)
+	}
+	if s := v.riff.Session(c.Who()); s != nil && s.Life == MustClear {
+		return Handled{}, wire.Refuse(wire.MustClear,
+			"%s released its last item: riff clears the context of a worker before its next claim. The clear comes when your turn ends",
+			c.URI.Named())
+	}
+	if scope, info, paused := v.riff.Pauses.Check(thread); paused {
+		return Handled{}, wire.Refuse(wire.Paused, "%s", pausedText(scope, info, cl.Item))
+	}
+	note := claimNote{thread: thread}
+	var changes []record.Change
+	if held := v.riff.Holder(thread, cl.Item); held != nil {
+		if held.Holder == c.Who() {
+			return Handled{Note: note}, nil
+		}
+		if !v.Stopped(held.Holder, now) {
+			return Handled{}, wire.Refuse(wire.Held, "%s is held by %s", cl.Item, v.named(held.Holder))
+		}
+		holder := name.SessionURI{User: held.Holder.User, Session: held.Holder.Session}
+		if s := v.riff.Session(held.Holder); s != nil {
+			holder = s.URI
+		}
+		changes = append(changes, record.Released{Session: holder, Thread: thread, Item: cl.Item})
+	}
+	if hold := v.riff.Holds[claimKey(thread, cl.Item)]; hold != nil {
+		text := fmt.Sprintf("%s is on hold: held by the lead since %s: %s", cl.Item, clock(hold.AtMs), hold.Reason)
+		if c.Worker {
+			return Handled{}, wire.Refuse(wire.OnHold, "%s", text)
+		}
+		note.warning = text
+	}
+	changes = append(changes, record.Claimed{Session: c.URI, Thread: thread, Item: cl.Item})
+	return Handled{Changes: changes, Note: note}, nil
+}
+
+func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
+	n, _ := d.Note.(claimNote)
+	return wire.ClaimReply{
+		Holder:  v.uriOf(c, now),
+		Warning: n.warning,
+		Text:    fmt.Sprintf("You hold %s in %s.", cl.Item, n.thread.For(c.Who())),
+	}
+}
+
+// pausedText names the pause that stops a claim, who set it, and who can
+// end it.
+func pausedText(scope string, info *PauseInfo, item name.Item) string {
+	by := "a new riff starts paused"
+	if info != nil && info.By != nil {
+		by = "by " + info.By.String()
+	}
+	if scope == "the riff" {
+		return fmt.Sprintf("the riff is paused (%s): no claim of %s. The owner or an admin resumes it with `riff resume --riff`", by, item)
+	}
+	return fmt.Sprintf("%s is paused (%s): no claim of %s. Its user or its lead resumes it with `riff resume`", scope, by, item)
+}
+
+// clock gives the time of day of a time, in UTC.
+func clock(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04 UTC") }
+
+// Release releases an item that the caller holds. The last release of a
+// worker by itself puts it in MustClear.
+type Release struct {
+	wire.Release
+	base
+}
+
+type releaseNote struct {
+	thread    name.Thread
+	mustClear bool
+}
+
+func (Release) Kind() string { return "release" }
+
+func (rl Release) Handle(c Caller, v View, now Now) (Handled, error) {
+	thread, err := v.threadOf(c, rl.Thread, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	held := v.riff.Holder(thread, rl.Item)
+	switch {
+	case held == nil:
+		return Handled{}, wire.Refuse(wire.NotHolder, "you do not hold %s in %s: nobody holds it", rl.Item, thread.For(c.Who()))
+	case held.Holder != c.Who():
+		return Handled{}, wire.Refuse(wire.NotHolder, "you do not hold %s in %s: %s holds it", rl.Item, thread.For(c.Who()), v.named(held.Holder))
+	}
+	mustClear := false
+	if s := v.riff.Session(c.Who()); s != nil && s.Worker && len(s.Claims) == 1 {
+		mustClear = true
+	}
+	holder := c.URI
+	if s := v.riff.Session(c.Who()); s != nil {
+		holder = s.URI.At(c.URI.Place())
+	}
+	return Handled{
+		Changes: []record.Change{record.Released{Session: holder, Thread: thread, Item: rl.Item, MustClear: mustClear}},
+		Note:    releaseNote{thread: thread, mustClear: mustClear},
+	}, nil
+}
+
+func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
+	n, _ := d.Note.(releaseNote)
+	text := fmt.Sprintf("You released %s in %s.", rl.Item, n.thread.For(c.Who()))
+	if n.mustClear {
+		text += " riff clears your context when your turn ends."
+	}
+	return wire.ReleaseReply{URI: v.uriOf(c, now), MustClear: n.mustClear, Text: text}
+}
+
+// ReleaseFor frees the claim of another session of the caller's user.
+// Only the lead of the user in the repository of the thread can. The
+// server posts a note in the thread, and sends a live holder a direct
+// message that wakes it.
+type ReleaseFor struct {
+	wire.ReleaseFor
+	base
+}
+
+type releaseForNote struct {
+	thread name.Thread
+	holder name.SessionURI
+}
+
+func (ReleaseFor) Kind() string { return "release_for" }
+
+func (rf ReleaseFor) Handle(c Caller, v View, now Now) (Handled, error) {
+	thread, err := v.threadOf(c, rf.Thread, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	repo, ok := thread.Repo()
+	if !ok {
+		return Handled{}, bad("%s is no repository thread: a lead frees claims in the thread of its repository", thread)
+	}
+	if lead, ok := v.LiveLead(c.URI.User, repo, now); !ok || lead.URI.Who() != c.Who() {
+		return Handled{}, wire.Refuse(wire.NotAllowed,
+			"only the lead of %s in %s frees the claim of another session, and %s is not the lead", c.URI.User, repo, c.URI.Named())
+	}
+	target, err := v.ResolveSession(rf.Session, "", now)
+	if err != nil {
+		return Handled{}, err
+	}
+	if target.URI.User != c.URI.User {
+		return Handled{}, wire.Refuse(wire.OtherUser, "the session %s is of %s: a lead frees only the claims of its own user", target.URI.Named(), target.URI.User)
+	}
+	held := v.riff.Holder(thread, rf.Item)
+	if held == nil || held.Holder != target.URI.Who() {
+		return Handled{}, wire.Refuse(wire.NotHolder, "the session %s does not hold %s in %s", target.URI.Named(), rf.Item, thread)
+	}
+	changes := []record.Change{record.Released{Session: target.URI, Thread: thread, Item: rf.Item}}
+	changes = append(changes, v.serverPost(thread, record.MessageNote, nil,
+		fmt.Sprintf("the lead %s released the claim of %s of the session %s", c.URI.Named(), rf.Item, target.URI.Named()), now, changes...))
+	if !v.Gone(target.URI.Who(), now) {
+		changes = append(changes, v.serverDirect(target.URI, fmt.Sprintf(
+			"claims: the lead released your claim %s in %s. Stop the work on the item, push it as WIP, and write the state on the issue.",
+			rf.Item, thread), now, changes...))
+	}
+	return Handled{Changes: changes, Note: releaseForNote{thread: thread, holder: target.URI}}, nil
+}
+
+func (rf ReleaseFor) Reply(c Caller, v View, d Done, now Now) wire.ReleaseForReply {
+	n, _ := d.Note.(releaseForNote)
+	return wire.ReleaseForReply{
+		Session: n.holder,
+		Text:    fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, n.thread, n.holder.Who().Short()),
+	}
+}
+
+// Lead names a session the lead of the caller's user in the repository
+// of the session. Only a person can (permits); a worker is never the
+// lead (handle). The old lead gets a direct message, and the new lead
+// takes its read marks.
+type Lead struct {
+	wire.Lead
+	base
+}
+
+type leadNote struct {
+	lead, old name.SessionURI
+	repo      name.Repo
+}
+
+func (Lead) Kind() string { return "lead" }
+
+func (l Lead) Handle(c Caller, v View, now Now) (Handled, error) {
+	target, err := v.ResolveSession(l.Session, "", now)
+	if err != nil {
+		return Handled{}, err
+	}
+	if target.URI.User != c.URI.User {
+		return Handled{}, wire.Refuse(wire.OtherUser, "the session %s is of %s: you name only your own lead", target.URI.Named(), target.URI.User)
+	}
+	if target.Worker {
+		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is a worker: a worker cannot be the lead. Make another session the lead", target.URI.Named())
+	}
+	repo := target.URI.Repo
+	if l := v.presence.Live(target.URI.Who()); l != nil && l.Place.Repo != "" {
+		repo = l.Place.Repo
+	}
+	if !repo.InGit() {
+		return Handled{}, bad("the session %s works outside a git repository: a lead leads a repository", target.URI.Named())
+	}
+	thread := name.Thread(repo)
+	note := leadNote{lead: target.URI, repo: repo}
+	old, hasOld := v.riff.LeadOf(c.URI.User, repo)
+	if hasOld && old == target.URI.Who() {
+		return Handled{Note: note}, nil
+	}
+	set := record.LeadSet{Session: target.URI, Thread: thread}
+	changes := []record.Change{set}
+	if hasOld {
+		set.Old = &old
+		changes[0] = set
+		if s := v.riff.Session(old); s != nil {
+			note.old = s.URI
+			changes = append(changes, v.serverDirect(s.URI, fmt.Sprintf(
+				"lead: you are not the lead of %s now: %s is the lead.", repo, target.URI.Named()), now))
+		}
+	}
+	return Handled{Changes: changes, Note: note}, nil
+}
+
+func (Lead) Reply(c Caller, v View, d Done, now Now) wire.LeadReply {
+	n, _ := d.Note.(leadNote)
+	text := fmt.Sprintf("%s is your lead in %s now.", n.lead.Named(), n.repo)
+	if !n.old.IsZero() {
+		text += fmt.Sprintf(" %s is not the lead any more, and got a message.", n.old.Named())
+	}
+	reply := wire.LeadReply{Lead: n.lead, Old: n.old, Text: text}
+	if s := v.riff.Session(n.lead.Who()); s != nil {
+		reply.Lead = v.Marked(s, now)
+	}
+	return reply
+}

@@ -1,0 +1,200 @@
+package riffstate
+
+import (
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/signed"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// Effects are what the writer sends after a chunk is written: the wakes
+// of the sessions, and the messages for the tail streams.
+type Effects struct {
+	Wakes    []WakeTo
+	Messages []wire.Message
+}
+
+// WakeTo is one wake of one session.
+type WakeTo struct {
+	To   name.Who
+	Wake wire.Wake
+}
+
+func (e *Effects) add(o Effects) {
+	e.Wakes = append(e.Wakes, o.Wakes...)
+	e.Messages = append(e.Messages, o.Messages...)
+}
+
+// applyWritten applies a written chunk to the written copy and the
+// presence, in order, and gives its effects. One message gives a session
+// one wake. The engine sends no wake to a session in MustClear: the wake
+// waits in the written copy, and the record that ends MustClear sends the
+// wake of the newest unread message that woke the session (the missed
+// wake). When a message and the end of MustClear are in one chunk, the
+// session gets only the missed wake.
+func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
+	var e Effects
+	cleared := map[string]bool{}
+	var posted []Message
+	for _, rec := range records {
+		var before *Session
+		if c, ok := rec.Change.(record.SessionStarted); ok {
+			if sess := s.written.Session(c.Session.Who()); sess != nil && sess.Life == MustClear {
+				before = sess
+			}
+		}
+		var pauseBefore map[string]bool
+		if _, ok := rec.Change.(record.PauseSet); ok {
+			pauseBefore = s.pausedSessions()
+		}
+		Apply(s.written, rec)
+		s.presence.Applied(rec, s.written, nowMs)
+		s.kept.record(rec)
+		if before != nil && before.Life != MustClear {
+			cleared[before.URI.Who().String()] = true
+		}
+		switch c := rec.Change.(type) {
+		case record.Posted:
+			if rec.Skipped() {
+				continue
+			}
+			m := Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs}
+			posted = append(posted, m)
+			e.Messages = append(e.Messages, MessageOf(m, true))
+		case record.PauseSet:
+			after := s.pausedSessions()
+			for key, was := range pauseBefore {
+				if was != after[key] {
+					w, _ := name.ParseWho(key)
+					e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wire.Wake{Kind: "pause"}})
+				}
+			}
+		}
+	}
+	for _, m := range posted {
+		for _, w := range m.Woken {
+			sess := s.written.Session(w)
+			if sess == nil || sess.Life == MustClear || cleared[w.String()] {
+				continue
+			}
+			if m.Type != record.MessageNote {
+				if l := s.presence.Live(w); l != nil && l.Block != nil && m.AtMs >= l.Block.AtMs && m.Type == record.MessagePlain {
+					l.Block.Answered = true
+				}
+			}
+			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wakeOf(m)})
+		}
+	}
+	for key := range cleared {
+		w, _ := name.ParseWho(key)
+		if wake, ok := s.MissedWake(w); ok {
+			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wake})
+		}
+	}
+	return e
+}
+
+// pausedSessions gives, for each live session of the written copy,
+// whether a pause stops it at its place.
+func (s *State) pausedSessions() map[string]bool {
+	out := map[string]bool{}
+	v := s.Written()
+	for key, sess := range s.written.Sessions {
+		l := s.presence.Live(sess.URI.Who())
+		if l == nil || l.Ended {
+			continue
+		}
+		place := sess.URI.Place()
+		if l.Place.Host != "" {
+			place = l.Place
+		}
+		_, _, paused := v.Paused(place)
+		out[key] = paused
+	}
+	return out
+}
+
+// MissedWake gives the wake of the newest unread message that woke who,
+// from the written copy: a watch that starts gets it. A session in
+// MustClear gets none.
+func (s *State) MissedWake(w name.Who) (wire.Wake, bool) {
+	sess := s.written.Session(w)
+	if sess == nil || sess.Life == MustClear {
+		return wire.Wake{}, false
+	}
+	var seen uint64
+	if l := s.presence.Live(w); l != nil {
+		seen = l.WakeSeen
+	}
+	var best *Message
+	for name, t := range s.written.Threads {
+		cursor := s.cursorOf(w, name)
+		for i := len(t.Messages) - 1; i >= 0; i-- {
+			m := &t.Messages[i]
+			if m.Seq <= cursor || m.Position <= seen {
+				break
+			}
+			if wokeOf(m, w) && (best == nil || m.Position > best.Position) {
+				best = m
+				break
+			}
+		}
+	}
+	if best == nil {
+		return wire.Wake{}, false
+	}
+	return wakeOf(*best), true
+}
+
+// cursorOf gives the read cursor of who in a thread of the written copy:
+// its cursor, or the seq of its join.
+func (s *State) cursorOf(w name.Who, thread name.Thread) uint64 {
+	return cursorIn(s.written, s.presence, w, thread)
+}
+
+func cursorIn(r *Riff, p *Presence, w name.Who, thread name.Thread) uint64 {
+	var seq uint64
+	if t := r.Threads[thread]; t != nil {
+		seq = t.Members[w.String()]
+	}
+	if cur, ok := p.Cursor(w, thread); ok && cur > seq {
+		seq = cur
+	}
+	return seq
+}
+
+func wokeOf(m *Message, w name.Who) bool {
+	for _, x := range m.Woken {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+func wakeOf(m Message) wire.Wake {
+	return wire.Wake{Thread: string(m.Thread), Seq: m.Seq, From: m.Sender.Named(), Kind: m.Type}
+}
+
+// MessageOf gives a kept message as a reader gets it. A riff with no
+// sign-in trusts its network: each message is verified there.
+func MessageOf(m Message, trusted bool) wire.Message {
+	out := wire.Message{
+		Thread: string(m.Thread), Seq: m.Seq, AtMs: m.AtMs, Sender: m.Sender, Lead: m.Lead,
+		Kind: m.Type, To: m.To, Payload: m.Payload, Sig: m.Sig,
+	}
+	if c, err := signed.Decode(m.Payload); err == nil {
+		out.Body = c.Body
+	}
+	if trusted {
+		out.Verified = true
+	} else if m.Sig != "" {
+		_, err := signed.Verify(m.Sig, m.Payload)
+		out.Verified = err == nil
+	}
+	if !out.Verified {
+		// A message that is not verified never counts as from the lead.
+		out.Lead = false
+	}
+	return out
+}

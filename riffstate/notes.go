@@ -1,0 +1,112 @@
+package riffstate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// SetNotes replaces the notes of the lead of the caller's user in a
+// repository. The limit is 64 KiB, and a text that looks like a token is
+// refused: a secret never goes in the notes.
+type SetNotes struct {
+	wire.SetNotes
+	base
+}
+
+func (SetNotes) Kind() string { return "notes" }
+
+func (n SetNotes) Handle(c Caller, v View, now Now) (Handled, error) {
+	thread, err := v.threadOf(c, n.Thread, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	if _, ok := thread.Repo(); !ok {
+		return Handled{}, bad("%s is no repository thread: the notes of a lead are the notes of a repository", thread)
+	}
+	if len(n.Text) > MaxNotes {
+		return Handled{}, bad("the notes have %d bytes; the limit is %d (64 KiB)", len(n.Text), MaxNotes)
+	}
+	if line, ok := LooksLikeToken(n.Text); ok {
+		return Handled{}, bad("riff keeps no secret in the notes: line %d holds text that looks like a token. Take it out, and save again", line)
+	}
+	return Handled{Changes: []record.Change{record.NotesSet{User: c.URI.User, Thread: thread, Text: n.Text}}, Note: thread}, nil
+}
+
+func (n SetNotes) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
+	thread, _ := d.Note.(name.Thread)
+	return wire.TextReply{Text: fmt.Sprintf("The notes of the lead of %s in %s are saved (%d bytes).", c.URI.User, thread, len(n.Text))}
+}
+
+// tokenShapes are the shapes of the common secrets: keys of GitHub,
+// Google, AWS, Slack and OpenAI-style APIs, JWTs, private keys, and a
+// long run of base64 that mixes cases and digits.
+var tokenShapes = regexp.MustCompile(`(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|ya29\.[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_\-]{20,}|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+|-----BEGIN [A-Z ]*PRIVATE KEY-----)`)
+
+var longRun = regexp.MustCompile(`[A-Za-z0-9+/_\-]{40,}`)
+
+// LooksLikeToken says whether text holds what looks like a token, and on
+// which line (from 1).
+func LooksLikeToken(text string) (int, bool) {
+	for i, line := range strings.Split(text, "\n") {
+		if tokenShapes.MatchString(line) {
+			return i + 1, true
+		}
+		for _, run := range longRun.FindAllString(line, -1) {
+			if mixed(run) {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// mixed says whether a run has upper and lower case letters and digits:
+// a hash in hex or a word does not.
+func mixed(s string) bool {
+	var upper, lower, digit bool
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= '0' && r <= '9':
+			digit = true
+		}
+	}
+	return upper && lower && digit
+}
+
+// NotesView gives the notes of the lead of user in thread, and with
+// history each old text. Only the user and the owner read them; in a
+// riff with no sign-in each caller is an admin and reads its own notes.
+func (v View) NotesView(c Caller, q wire.Notes, now Now) (wire.NotesReply, error) {
+	thread, err := v.threadOf(c, q.Thread, now)
+	if err != nil {
+		return wire.NotesReply{}, err
+	}
+	user := c.URI.User
+	if q.User != "" && q.User != user {
+		if c.Role < Owner && v.opts.SignIn {
+			return wire.NotesReply{}, wire.Refuse(wire.NotAllowed, "only the owner reads the notes of another user")
+		}
+		user = q.User
+	}
+	reply := wire.NotesReply{User: user, Thread: string(thread)}
+	n := v.riff.Notes[notesKey(user, thread)]
+	if n == nil {
+		return reply, nil
+	}
+	reply.Text = n.Text
+	if q.History {
+		for _, h := range n.History {
+			reply.History = append(reply.History, wire.NoteVersion{Text: h.Text, By: byShort(h.By), AtMs: h.AtMs})
+		}
+	}
+	return reply, nil
+}

@@ -1,0 +1,153 @@
+package riffstate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// Row is one row of the permits table: the classes that can send a kind,
+// and what a worker cannot do (empty: a worker can).
+type Row struct {
+	Classes []record.Class
+	// Worker is the text after "a worker cannot " for a kind that a
+	// worker cannot send.
+	Worker string
+}
+
+// LeadByPerson is the reason of a lead that a session sends.
+const LeadByPerson = "a session cannot name the lead, also not itself; only a person names the lead with riff lead --session ID in a terminal"
+
+// Table is the permits table: one row for each command kind of
+// record.Commands. A test fails when a kind has no row.
+func Table() map[string]Row {
+	var (
+		person  = record.ClassPerson
+		session = record.ClassSession
+		signIn  = record.ClassSignIn
+		server  = record.ClassServer
+		both    = []record.Class{person, session}
+	)
+	rows := map[string]Row{
+		// The engine registers the first call of a person too. A person
+		// has no life cycle.
+		"register": {Classes: both},
+		"start":    {Classes: []record.Class{session}},
+		"end":      {Classes: []record.Class{session}},
+		"join":     {Classes: both},
+		"leave":    {Classes: both},
+		"post":     {Classes: both},
+		"claim":    {Classes: both},
+		"release":  {Classes: both},
+		// handle checks that the caller is the lead of the user of the
+		// holder.
+		"release_for": {Classes: []record.Class{session}},
+		// Only a person names the lead; handle refuses a worker as the
+		// new lead.
+		"lead": {Classes: []record.Class{person}},
+		// The command gives the role: an admin for the whole riff. handle
+		// checks that a session is a lead.
+		"pause":  {Classes: both},
+		"resume": {Classes: both},
+		// handle checks that the caller is a lead of the thread, the owner
+		// or an admin.
+		"hold": {Classes: both, Worker: "hold an item. Tell the lead."},
+		"free": {Classes: both, Worker: "free an item. Tell the lead."},
+		// handle checks that the caller is a session in the thread, the
+		// owner or an admin.
+		"plan":     {Classes: both, Worker: "send plan. Tell the lead."},
+		"plan_off": {Classes: both, Worker: "send plan_off. Tell the lead."},
+		// The notes of the user of the caller.
+		"notes": {Classes: both, Worker: "write the notes of the lead. Tell the lead."},
+		// Only a person changes the settings and the people.
+		"set_idle":   {Classes: []record.Class{person}},
+		"invite":     {Classes: []record.Class{person}},
+		"remove":     {Classes: []record.Class{person}},
+		"set_admin":  {Classes: []record.Class{person}},
+		"pass_owner": {Classes: []record.Class{person}},
+		"take_owner": {Classes: []record.Class{person}},
+		"deny_owner": {Classes: []record.Class{person}},
+		"revoke":     {Classes: []record.Class{person}},
+		"admit":      {Classes: []record.Class{signIn}},
+	}
+	for _, k := range []string{"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire"} {
+		rows[k] = Row{Classes: []record.Class{server}}
+	}
+	return rows
+}
+
+// PeopleCommands lists the commands of the group people: a riff with no sign-in
+// refuses them with no_sign_in, before permits.
+func PeopleCommands() []string {
+	return []string{"invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke", "admit"}
+}
+
+func classText(c record.Class) string {
+	switch c {
+	case record.ClassSession:
+		return "a session"
+	case record.ClassPerson:
+		return "a person"
+	case record.ClassSignIn:
+		return "a sign-in"
+	case record.ClassServer:
+		return "the server"
+	}
+	return "a caller of another build"
+}
+
+// Permits says whether caller can send a command of kind that needs the
+// role needs. It reads only the caller: its class, its worker mark and
+// its role. It does not read the state. The life cycle of a session is a
+// check of handle, not of this table.
+func Permits(kind string, c Caller, needs Role) error {
+	row, ok := Table()[kind]
+	if !ok {
+		return wire.Refuse(wire.NotAllowed, "riff knows no command %s", kind)
+	}
+	if !slices.Contains(row.Classes, c.Class) {
+		if kind == "lead" && c.Class == record.ClassSession {
+			return wire.Refuse(wire.NotAllowed, "%s", LeadByPerson)
+		}
+		return wire.Refuse(wire.NotAllowed, "%s cannot send the command %s", classText(c.Class), kind)
+	}
+	if row.Worker != "" && c.Worker {
+		return wire.Refuse(wire.NotAllowed, "a worker cannot %s", row.Worker)
+	}
+	hasRole := c.Class == record.ClassPerson || c.Class == record.ClassSession || c.Class == record.ClassSignIn
+	if hasRole && c.Role < needs {
+		return wire.Refuse(wire.NotAllowed, "%s", roleReason(kind, needs, c.URI.User))
+	}
+	return nil
+}
+
+func roleReason(kind string, needs Role, user string) string {
+	admin := func(what string) string { return fmt.Sprintf("%s is not an admin; only an admin %s", user, what) }
+	owner := func(what string) string { return fmt.Sprintf("%s is not the owner; only the owner %s", user, what) }
+	switch kind {
+	case "set_idle":
+		return admin("can change the settings of idle workers")
+	case "pause", "resume":
+		return fmt.Sprintf("%s is not an admin; only the owner or an admin can %s the whole riff or a repository by its name", user, kind)
+	case "invite":
+		return admin("can invite a person")
+	case "remove":
+		return admin("can remove a person")
+	case "take_owner":
+		return admin("can take the owner role")
+	case "revoke":
+		return admin("revokes another person")
+	case "set_admin":
+		return owner("adds or removes an admin")
+	case "pass_owner":
+		return owner("passes the owner role")
+	case "deny_owner":
+		return owner("denies the owner role")
+	}
+	if needs == Owner {
+		return fmt.Sprintf("%s is not the owner; the command %s needs it", user, kind)
+	}
+	return fmt.Sprintf("%s is not an admin; the command %s needs an admin", user, kind)
+}

@@ -1,0 +1,304 @@
+package riffstate
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/selector"
+	"github.com/como-technologies/riff/riffcore/signed"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// Post posts a message to a thread, or with Tell a direct message.
+//
+// A session wakes when it is a live member of the thread (a side, for a
+// direct thread) and it matches each named field of one selector. A
+// selector with lead=true that matches no live session wakes each live
+// session with no claim that its other fields match, when the user has
+// no live lead. The sender never wakes itself. A note wakes nobody. A
+// post with the key of a kept message of the same person is dropped.
+type Post struct {
+	wire.Post
+	base
+}
+
+// postNote is what handle keeps for the reply of a post.
+type postNote struct {
+	thread    name.Thread
+	seq       uint64
+	unmatched []selector.Selector
+	dropped   bool
+}
+
+func (Post) Kind() string { return "post" }
+
+func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
+	kind := p.Post.Kind
+	if kind == "" {
+		kind = record.MessagePlain
+	}
+	if _, err := record.ParseMessageKind(string(kind)); err != nil {
+		return Handled{}, bad("%v", err)
+	}
+	if selector.AnyOther(p.To) {
+		return Handled{}, bad("the to list has a selector that riff-server does not know")
+	}
+	if p.Body == "" && kind != record.MessageStatus {
+		return Handled{}, bad("a %s needs a text", kind)
+	}
+	to := p.To
+	var thread name.Thread
+	switch {
+	case p.Tell != "":
+		target, err := v.tellTarget(c, p.Tell, now)
+		if err != nil {
+			return Handled{}, err
+		}
+		thread = name.DirectWith(c.Who(), target)
+		if target.IsPerson() {
+			person := true
+			to = []selector.Selector{{User: target.User, Person: &person}}
+		} else {
+			to = []selector.Selector{{Session: target.Session}}
+		}
+	default:
+		t, err := v.threadOf(c, p.Thread, now)
+		if err != nil {
+			return Handled{}, err
+		}
+		thread = t
+		if t.IsDirect() && !t.Has(c.Who()) {
+			return Handled{}, wire.Refuse(wire.NotAllowed, "you can post only to your own direct threads")
+		}
+	}
+	if p.Key != "" {
+		if t := v.riff.Threads[thread]; t != nil {
+			for _, m := range t.Messages {
+				if m.Key == p.Key && m.Sender.User == c.URI.User {
+					return Handled{Note: postNote{thread: thread, seq: m.Seq, dropped: true}}, nil
+				}
+			}
+		}
+	}
+	posted, unmatched, err := v.post(c.URI, thread, kind, to, p.Body, p.Key, p.Payload, p.Sig, nil, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	return Handled{
+		Changes: []record.Change{posted},
+		Note:    postNote{thread: thread, seq: posted.Seq, unmatched: unmatched},
+	}, nil
+}
+
+func (Post) Reply(c Caller, v View, d Done, now Now) wire.PostReply {
+	n, _ := d.Note.(postNote)
+	reply := wire.PostReply{Thread: n.thread.For(c.Who()), Seq: n.seq, Unmatched: n.unmatched, Dropped: n.dropped}
+	for _, rec := range d.Made {
+		if posted, ok := rec.Change.(record.Posted); ok {
+			for _, w := range posted.Woken {
+				if s := v.riff.Session(w); s != nil {
+					reply.Woke = append(reply.Woke, v.Marked(s, now))
+				}
+			}
+		}
+	}
+	return reply
+}
+
+// tellTarget finds the other side of a tell: the live lead of the
+// caller's user in its repository, a person (~USER), or a live session
+// by its ID or its start.
+func (v View) tellTarget(c Caller, tell string, now Now) (name.Who, error) {
+	switch {
+	case tell == "lead":
+		repo := c.URI.Repo
+		lead, ok := v.LiveLead(c.URI.User, repo, now)
+		if !ok || !repo.InGit() {
+			where := string(repo)
+			if !repo.InGit() {
+				where = "this place"
+			}
+			return name.Who{}, bad("%s has no lead in %s: ask your own user", c.URI.User, where)
+		}
+		if lead.URI.Who() == c.Who() {
+			return name.Who{}, bad("you are the lead of %s: ask your own user", repo)
+		}
+		return lead.URI.Who(), nil
+	case len(tell) > 1 && tell[0] == '~':
+		if err := name.CheckUser(tell[1:]); err != nil {
+			return name.Who{}, bad("%v", err)
+		}
+		return name.Who{User: tell[1:]}, nil
+	}
+	s, err := v.ResolveSession(tell, "", now)
+	if err != nil {
+		return name.Who{}, err
+	}
+	if s.URI.Who() == c.Who() {
+		return name.Who{}, bad("a session cannot tell itself")
+	}
+	if v.Gone(s.URI.Who(), now) {
+		return name.Who{}, bad("the session %s is gone: it gets no messages", s.URI.Named())
+	}
+	return s.URI.Who(), nil
+}
+
+// post makes a posted record of sender in thread: the next seq (after
+// the posts of prior, the changes of the same command before it), the
+// lead mark, the woken sessions and the payload.
+func (v View) post(sender name.SessionURI, thread name.Thread, kind record.MessageKind, to []selector.Selector,
+	body, key string, payload []byte, sig string, prior []record.Change, now Now) (record.Posted, []selector.Selector, error) {
+	seq := uint64(1)
+	if t := v.riff.Threads[thread]; t != nil {
+		seq = t.LastSeq + 1
+	}
+	for _, ch := range prior {
+		if p, ok := ch.(record.Posted); ok && p.Thread == thread && p.Seq >= seq {
+			seq = p.Seq + 1
+		}
+	}
+	who := sender.Who()
+	lead := false
+	if !sender.IsPerson() {
+		if s, ok := v.LiveLead(sender.User, sender.Repo, now); ok && s.URI.Who() == who {
+			lead = true
+		}
+	}
+	woken, unmatched := v.woken(thread, kind, to, who, now)
+	if payload == nil {
+		toJSON, err := json.Marshal(to)
+		if err != nil {
+			return record.Posted{}, nil, bad("the to list does not encode: %v", err)
+		}
+		if len(to) == 0 {
+			toJSON = []byte("[]")
+		}
+		payload, err = signed.Encode(signed.Content{
+			User: sender.User, Session: sender.Session, Lead: lead, Thread: string(thread),
+			To: toJSON, Body: body, Kind: string(kind), TimeMS: now.Ms,
+		})
+		if err != nil {
+			return record.Posted{}, nil, bad("the message does not encode: %v", err)
+		}
+	} else if content, err := signed.Decode(payload); err != nil {
+		return record.Posted{}, nil, bad("the payload does not decode: %v", err)
+	} else if content.User != sender.User || content.Session != sender.Session || content.Body != body || content.Lead && !lead {
+		return record.Posted{}, nil, bad("the signed fields of the post differ from the call")
+	}
+	return record.Posted{
+		Thread: thread, Seq: seq, Sender: sender, Type: kind, To: to, Key: key, Lead: lead,
+		Payload: payload, Sig: sig, Woken: woken,
+	}, unmatched, nil
+}
+
+// woken gives the sessions that a message wakes, in a stable order, and
+// the selectors that matched no session.
+func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.Selector, sender name.Who, now Now) ([]name.Who, []selector.Selector) {
+	if kind == record.MessageNote || len(to) == 0 {
+		return nil, nil
+	}
+	type candidate struct {
+		who name.Who
+		uri name.SessionURI
+	}
+	var candidates []candidate
+	add := func(s *Session) {
+		w := s.URI.Who()
+		if w == sender || v.Gone(w, now) {
+			return
+		}
+		candidates = append(candidates, candidate{w, v.Marked(s, now)})
+	}
+	if a, b, ok := thread.Sides(); ok {
+		for _, side := range []name.Party{a, b} {
+			if _, person := side.Person(); person {
+				continue
+			}
+			for _, s := range v.riff.Sessions {
+				if s.URI.Session == string(side) {
+					add(s)
+				}
+			}
+		}
+	} else if t := v.riff.Threads[thread]; t != nil {
+		for key := range t.Members {
+			if s := v.riff.Sessions[key]; s != nil {
+				add(s)
+			}
+		}
+	}
+	slices.SortFunc(candidates, func(a, b candidate) int { return compareWho(a.who, b.who) })
+	woke := map[name.Who]bool{}
+	var unmatched []selector.Selector
+	for _, sel := range to {
+		matched := false
+		for _, cand := range candidates {
+			if sel.Match(cand.uri) {
+				woke[cand.who], matched = true, true
+			}
+		}
+		if !matched && sel.Lead != nil && *sel.Lead {
+			user := sel.User
+			if user == "" {
+				user = sender.User
+			}
+			repo := sel.Repo
+			if repo == "" {
+				repo, _ = thread.Repo()
+			}
+			if _, ok := v.LiveLead(user, repo, now); !ok {
+				wider := sel.Without()
+				for _, cand := range candidates {
+					if len(cand.uri.Claims) == 0 && !wider.IsEmpty() && wider.Match(cand.uri) {
+						woke[cand.who], matched = true, true
+					}
+					if wider.IsEmpty() && len(cand.uri.Claims) == 0 && cand.uri.User == user {
+						woke[cand.who], matched = true, true
+					}
+				}
+			}
+		}
+		if !matched {
+			unmatched = append(unmatched, sel)
+		}
+	}
+	var out []name.Who
+	for _, cand := range candidates {
+		if woke[cand.who] {
+			out = append(out, cand.who)
+		}
+	}
+	return out, unmatched
+}
+
+func compareWho(a, b name.Who) int {
+	if a.User != b.User {
+		if a.User < b.User {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case a.Session < b.Session:
+		return -1
+	case a.Session > b.Session:
+		return 1
+	}
+	return 0
+}
+
+// serverPost makes a posted record of the server in a thread.
+func (v View) serverPost(thread name.Thread, kind record.MessageKind, to []selector.Selector, text string, now Now, prior ...record.Change) record.Posted {
+	posted, _, _ := v.post(ServerURI(), thread, kind, to, text, "", nil, "", prior, now)
+	return posted
+}
+
+// serverDirect makes a direct message of the server to a session: it
+// wakes the session.
+func (v View) serverDirect(to name.SessionURI, text string, now Now, prior ...record.Change) record.Posted {
+	thread := name.DirectWith(ServerURI().Who(), to.Who())
+	sel := []selector.Selector{{Session: to.Session}}
+	return v.serverPost(thread, record.MessagePlain, sel, text, now, prior...)
+}

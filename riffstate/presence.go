@@ -1,0 +1,331 @@
+package riffstate
+
+import (
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+)
+
+// Presence is the part of the state in memory: the places, the signs of
+// life, the statuses, blocks and steps, the numbers of the machines, the
+// facts, the looks at a plan, the open watches and the read cursors. A
+// signal changes only the presence. The checkpoint keeps the read
+// cursors, the statuses and the steps.
+type Presence struct {
+	// Lives holds each caller that called since the start, by
+	// Who.String(): sessions and people.
+	Lives map[string]*Live `json:"lives"`
+	// Cursors holds the read cursor of each caller in each thread: the
+	// seq of the last message that a read showed.
+	Cursors map[string]map[name.Thread]uint64 `json:"cursors"`
+	// LoadedMs is the time of the start of the server: a session with no
+	// sign of life since counts as seen then, so its claims have 5
+	// minutes from the load.
+	LoadedMs int64 `json:"-"`
+	// ClaimsChangedMs and PauseChangedMs make a step stale.
+	ClaimsChangedMs int64                    `json:"-"`
+	PauseChangedMs  int64                    `json:"-"`
+	RepoPauseMs     map[name.Repo]int64      `json:"-"`
+	PlanSeenMs      map[name.Thread]int64    `json:"-"`
+	Facts           map[name.Thread][]string `json:"-"`
+}
+
+// Live is the presence of one caller.
+type Live struct {
+	Place name.Place `json:"place"`
+	// SeenMs is the time of the last sign of life: a call or a
+	// keep-alive. CalledMs is the time of the last call.
+	SeenMs   int64 `json:"seen_ms,omitempty"`
+	CalledMs int64 `json:"called_ms,omitempty"`
+	Ended    bool  `json:"ended,omitempty"`
+	Watching int   `json:"-"`
+	// WakeSeen is the position up to which a read showed the messages
+	// that woke the session: a watch does not wake for them again.
+	WakeSeen uint64 `json:"wake_seen,omitempty"`
+	// Activity is the newest fact of the hooks of the session.
+	Activity   string `json:"-"`
+	ActivityMs int64  `json:"-"`
+	Container  bool   `json:"-"`
+	Binary     string `json:"-"`
+	Machine    string `json:"-"`
+	Status     *Note  `json:"status,omitempty"`
+	Block      *Note  `json:"block,omitempty"`
+	Step       *Step  `json:"step,omitempty"`
+}
+
+// Note is a text with the time it was set.
+type Note struct {
+	Text string `json:"text"`
+	AtMs int64  `json:"at_ms"`
+	// Answered marks a block that a message answered: the next work of
+	// the session ends it.
+	Answered bool `json:"answered,omitempty"`
+}
+
+// Step is the long step of a session.
+type Step struct {
+	Name    string `json:"name"`
+	StartMs int64  `json:"start_ms"`
+	// Failed holds the reason of a failed step, shown until the next
+	// step command.
+	Failed   string `json:"failed,omitempty"`
+	FailedMs int64  `json:"failed_ms,omitempty"`
+}
+
+// NewPresence gives an empty presence.
+func NewPresence() *Presence {
+	return &Presence{
+		Lives:       map[string]*Live{},
+		Cursors:     map[string]map[name.Thread]uint64{},
+		RepoPauseMs: map[name.Repo]int64{},
+		PlanSeenMs:  map[name.Thread]int64{},
+		Facts:       map[name.Thread][]string{},
+	}
+}
+
+func (p *Presence) live(w name.Who) *Live {
+	key := w.String()
+	l := p.Lives[key]
+	if l == nil {
+		l = &Live{}
+		p.Lives[key] = l
+	}
+	return l
+}
+
+// Live gives the presence of who, or nil.
+func (p *Presence) Live(w name.Who) *Live { return p.Lives[w.String()] }
+
+// Cursor gives the read cursor of who in thread, and whether it has one.
+func (p *Presence) Cursor(w name.Who, thread name.Thread) (uint64, bool) {
+	seq, ok := p.Cursors[w.String()][thread]
+	return seq, ok
+}
+
+func (p *Presence) setCursor(w name.Who, thread name.Thread, seq uint64) {
+	m := p.Cursors[w.String()]
+	if m == nil {
+		m = map[name.Thread]uint64{}
+		p.Cursors[w.String()] = m
+	}
+	m[thread] = seq
+}
+
+// Applied changes the presence for a record that the writer applied to
+// the written copy: riff is the riff after the apply, and nowMs the time
+// of the call that made the record (0 in a replay, which sets no time).
+// A session_forgotten removes the session and its cursors; a claimed or
+// released record sets the time of the last change of the claims; a
+// pause_set sets the time for a stale status; a lead_set gives the new
+// lead the read marks of the old one.
+func (p *Presence) Applied(rec record.Record, riff *Riff, nowMs int64) {
+	switch c := rec.Change.(type) {
+	case record.SessionForgotten:
+		key := c.Session.Who().String()
+		delete(p.Lives, key)
+		delete(p.Cursors, key)
+	case record.Claimed, record.Released:
+		if nowMs != 0 {
+			p.ClaimsChangedMs = nowMs
+		}
+	case record.PauseSet:
+		if nowMs == 0 || c.Scope.IsOther() {
+			return
+		}
+		if c.Scope.Riff {
+			p.PauseChangedMs = nowMs
+		} else {
+			p.RepoPauseMs[c.Scope.Repository] = nowMs
+		}
+	case record.LeadSet:
+		if c.Old == nil {
+			return
+		}
+		oldCursors := p.Cursors[c.Old.String()]
+		newWho := c.Session.Who()
+		for thread, seq := range oldCursors {
+			if !riff.Member(thread, newWho) && !thread.Has(newWho) {
+				continue
+			}
+			if mine, ok := p.Cursor(newWho, thread); !ok || mine > seq {
+				p.setCursor(newWho, thread, seq)
+			}
+		}
+	}
+}
+
+// Signal is a change of the presence only: it makes no record, and it
+// cannot change the riff. [Signal.Set] takes the presence, never a
+// [Riff].
+type Signal interface {
+	// Set changes the presence of who at now.
+	Set(p *Presence, who name.Who, now Now)
+}
+
+// Called is a call of a caller from its place: a sign of life. A refused
+// call is one too.
+type Called struct{ Place name.Place }
+
+// Alive is a keep-alive: a sign of life that is not a call. It carries
+// the newest fact of the session. A prompt of the person ends a block.
+type Alive struct {
+	Activity   string
+	PromptSecs *int64
+	Container  bool
+	Binary     string
+}
+
+// Place is the place of the session, from a register or a move.
+type Place struct{ Place name.Place }
+
+// StatusSet is the status of the session: one line of at most 400
+// characters (the wire refuses a longer one).
+type StatusSet struct{ Text string }
+
+// BlockedSet says that the session cannot go on with no decision. A new
+// block replaces the old one.
+type BlockedSet struct{ Reason string }
+
+// StepChange starts, ends or fails the long step of the session.
+type StepChange struct {
+	Start string
+	Done  bool
+	Fail  string
+}
+
+// Machine holds the numbers of the machine of the session.
+type Machine struct{ Numbers string }
+
+// Facts holds what a client saw of the items of a thread on the forge.
+type Facts struct {
+	Thread name.Thread
+	Items  []string
+	All    bool
+}
+
+// PlanSeen says that a look saw the plan of a thread.
+type PlanSeen struct{ Thread name.Thread }
+
+// WatchStarted and WatchEnded open and close a watch stream. The end of a
+// watch is no sign of life.
+type WatchStarted struct{}
+
+// WatchEnded closes a watch stream.
+type WatchEnded struct{}
+
+// Ended ends the session: it leaves who at once.
+type Ended struct{}
+
+// Read moves the cursor of a thread to the seq of the last message that
+// a read showed. A read of all the messages never moves it back.
+type Read struct {
+	Thread name.Thread
+	Seq    uint64
+	All    bool
+}
+
+func (s Called) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Place, l.SeenMs, l.CalledMs, l.Ended = s.Place, now.Ms, now.Ms, false
+	if l.Block != nil && l.Block.Answered {
+		l.Block = nil
+	}
+}
+
+// Seen is the sign of life of a query: it keeps the place and the time,
+// and is no work.
+type Seen struct{ Place name.Place }
+
+func (s Seen) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Place, l.SeenMs, l.CalledMs, l.Ended = s.Place, now.Ms, now.Ms, false
+}
+
+func (s Alive) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.SeenMs, l.Ended = now.Ms, false
+	if s.Activity != "" {
+		// A fact of work after an answer ends a block.
+		if l.Block != nil && l.Block.Answered {
+			l.Block = nil
+		}
+		l.Activity, l.ActivityMs = s.Activity, now.Ms
+	}
+	if s.PromptSecs != nil && l.Block != nil && now.Ms-*s.PromptSecs*1000 >= l.Block.AtMs {
+		l.Block = nil
+	}
+	if s.Container {
+		l.Container = true
+	}
+	if s.Binary != "" {
+		l.Binary = s.Binary
+	}
+}
+
+func (s Place) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Place, l.SeenMs, l.Ended = s.Place, now.Ms, false
+}
+
+func (s StatusSet) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Status, l.SeenMs = &Note{Text: s.Text, AtMs: now.Ms}, now.Ms
+}
+
+func (s BlockedSet) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Block, l.SeenMs = &Note{Text: s.Reason, AtMs: now.Ms}, now.Ms
+}
+
+func (s StepChange) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.SeenMs = now.Ms
+	switch {
+	case s.Start != "":
+		l.Step = &Step{Name: s.Start, StartMs: now.Ms}
+	case s.Fail != "" && l.Step != nil:
+		l.Step.Failed, l.Step.FailedMs = s.Fail, now.Ms
+	case s.Fail != "":
+		l.Step = &Step{Name: "step", StartMs: now.Ms, Failed: s.Fail, FailedMs: now.Ms}
+	default:
+		l.Step = nil
+	}
+}
+
+func (s Machine) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Machine, l.SeenMs = s.Numbers, now.Ms
+}
+
+func (s Facts) Set(p *Presence, w name.Who, now Now) {
+	if s.All {
+		p.Facts[s.Thread] = append([]string(nil), s.Items...)
+		return
+	}
+	p.Facts[s.Thread] = append(p.Facts[s.Thread], s.Items...)
+}
+
+func (s PlanSeen) Set(p *Presence, w name.Who, now Now) { p.PlanSeenMs[s.Thread] = now.Ms }
+
+func (WatchStarted) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Watching++
+	l.SeenMs = now.Ms
+}
+
+func (WatchEnded) Set(p *Presence, w name.Who, now Now) {
+	if l := p.Live(w); l != nil && l.Watching > 0 {
+		l.Watching--
+	}
+}
+
+func (Ended) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	l.Ended = true
+}
+
+func (s Read) Set(p *Presence, w name.Who, now Now) {
+	if cur, ok := p.Cursor(w, s.Thread); ok && cur >= s.Seq {
+		return
+	}
+	p.setCursor(w, s.Thread, s.Seq)
+}

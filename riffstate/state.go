@@ -1,0 +1,302 @@
+package riffstate
+
+import (
+	"errors"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// Command is a call that asks for a change. Handle holds its rule; R is
+// the type of its reply.
+type Command[R any] interface {
+	// Kind is the name of the command in each record and each log line.
+	Kind() string
+	// Needs is the role that the command of the caller needs. permits
+	// compares it with the role of the caller.
+	Needs(c Caller) Role
+	// Handle checks the command of c against v, the pending copy, at
+	// now. It gives the changes and a note for the reply, or a refusal
+	// (*wire.Refused). It does no I/O and changes nothing.
+	Handle(c Caller, v View, now Now) (Handled, error)
+	// Reply makes the reply from v, the written copy, after the write of
+	// the records of the command. done holds the records and the note.
+	Reply(c Caller, v View, done Done, now Now) R
+	// Signal is the signal of the call for the presence, or nil. The
+	// state sets it at the check, only when the command is not refused.
+	Signal(c Caller) Signal
+}
+
+// Handled is what handle gives: the changes, and a note for the reply.
+type Handled struct {
+	Changes []record.Change
+	Note    any
+}
+
+// Done is the word of the writer to a command: its records, the note of
+// handle, and what their effects did.
+type Done struct {
+	Made []record.Record
+	Note any
+}
+
+// Options set a state.
+type Options struct {
+	// SignIn is a riff with sign-in. A riff with no sign-in trusts its
+	// network: each caller has the role of an admin, and the commands of
+	// the people are refused with no_sign_in.
+	SignIn bool
+	// Build is the build of the server, for whoami and who.
+	Build string
+}
+
+// State is the whole state of a riff: the pending copy of the riff
+// (each record in the queue), the written copy (each record whose chunk
+// is written), the presence, and the kept calls.
+//
+// A State is not safe for concurrent use: the engine holds its one lock.
+type State struct {
+	pending  *Riff
+	written  *Riff
+	presence *Presence
+	kept     *Kept
+	opts     Options
+}
+
+// New gives the state of an empty log.
+func New(opts Options) *State {
+	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts}
+}
+
+// Pending is the view of the pending copy, for handle.
+func (s *State) Pending() View { return View{riff: s.pending, presence: s.presence, opts: s.opts} }
+
+// Written is the view of the written copy, for replies, queries and
+// views.
+func (s *State) Written() View { return View{riff: s.written, presence: s.presence, opts: s.opts} }
+
+// Presence gives the presence, for signals.
+func (s *State) Presence() *Presence { return s.presence }
+
+// Position is the position of the last record in the queue.
+func (s *State) Position() uint64 { return s.pending.Position }
+
+// Caller adds the worker mark and the role of the pending copy to a
+// caller of the token layer.
+func (s *State) Caller(c Caller) Caller {
+	if c.Class == record.ClassServer {
+		return ServerCaller()
+	}
+	c.URI = c.URI.Bare()
+	c.Worker = false
+	if sess := s.pending.Session(c.Who()); sess != nil && c.Class == record.ClassSession {
+		c.Worker = sess.Worker
+	}
+	if !s.opts.SignIn {
+		c.Role = Admin
+	}
+	return c
+}
+
+// Knows says whether the state knows the caller: a session of the
+// pending copy, or a person that called since the start. The engine runs
+// [Arrive] first for a caller that it does not know.
+func (s *State) Knows(c Caller) bool {
+	switch c.Class {
+	case record.ClassSession:
+		return s.pending.Session(c.Who()) != nil
+	case record.ClassPerson:
+		return s.presence.Live(c.Who()) != nil
+	}
+	return true
+}
+
+// Check runs the steps of a command that need the lock: the signal
+// Called of a known caller, permits, handle, and the signal of the
+// command. It gives the changes, or the refusal as *wire.Refused.
+func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) {
+	c = s.Caller(c)
+	if c.Class == record.ClassSession || c.Class == record.ClassPerson {
+		if s.Knows(c) {
+			Called{Place: c.URI.Place()}.Set(s.presence, c.Who(), now)
+		}
+	}
+	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
+		return Handled{}, err
+	}
+	handled, err := cmd.Handle(c, s.Pending(), now)
+	if err != nil {
+		var refused *wire.Refused
+		if !errors.As(err, &refused) {
+			refused = wire.Refuse(wire.BadRequest, "%v", err)
+		}
+		return Handled{}, refused
+	}
+	if sig := cmd.Signal(c); sig != nil {
+		sig.Set(s.presence, c.Who(), now)
+	}
+	return handled, nil
+}
+
+// Queue gives the changes of a command their positions, their time and
+// their cause, and applies them to the pending copy. The records of one
+// command follow one another.
+func (s *State) Queue(c Caller, kind, call string, changes []record.Change, now Now) []record.Record {
+	if len(changes) == 0 {
+		return nil
+	}
+	c = s.Caller(c)
+	records := make([]record.Record, len(changes))
+	for i, change := range changes {
+		records[i] = record.Record{
+			Position:    s.pending.Position + 1,
+			WrittenAtMs: now.Ms,
+			By:          c.By(),
+			Command:     kind,
+			Call:        call,
+			Change:      change,
+		}
+		Apply(s.pending, records[i])
+	}
+	return records
+}
+
+// WrittenRecords applies the records of a written chunk to the written
+// copy, in order, with the presence, and gives the effects: the wakes and
+// the messages of the tail. now is the time of the write.
+func (s *State) WrittenRecords(records []record.Record, now Now) Effects {
+	return s.applyWritten(records, now.Ms)
+}
+
+// Reply makes the reply of a command from the written copy.
+func Reply[R any](s *State, cmd Command[R], c Caller, done Done, now Now) R {
+	return cmd.Reply(s.Caller(c), s.Written(), done, now)
+}
+
+// Run runs a command on a state with no writer: the arrival of an
+// unknown caller, the check, the queue, the write and the reply, in one
+// go. The tests, the examples and the tools use it; the engine runs the
+// same steps with its writer between them.
+func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error) {
+	var zero R
+	var effects Effects
+	if !s.Knows(c) && cmd.Kind() != "end" && c.Class != record.ClassServer {
+		if h, err := Check[wire.RegisterReply](s, Arrive{}, c, now); err == nil {
+			made := s.Queue(c, Arrive{}.Kind(), "", h.Changes, now)
+			effects.add(s.WrittenRecords(made, now))
+		}
+	}
+	h, err := Check(s, cmd, c, now)
+	if err != nil {
+		return zero, effects, err
+	}
+	made := s.Queue(c, cmd.Kind(), "", h.Changes, now)
+	effects.add(s.WrittenRecords(made, now))
+	return Reply(s, cmd, c, Done{Made: made, Note: h.Note}, now), effects, nil
+}
+
+// Replay applies records of the log to both copies, as a start does. It
+// sets no time in the presence.
+func (s *State) Replay(records ...record.Record) {
+	for _, rec := range records {
+		Apply(s.pending, rec)
+		Apply(s.written, rec)
+		s.presence.Applied(rec, s.written, 0)
+		s.kept.record(rec)
+	}
+}
+
+// Loaded marks the start of the server at now: each session has 5
+// minutes from now to call again before its claims end.
+func (s *State) Loaded(now Now) { s.presence.LoadedMs = now.Ms }
+
+// Keep keeps the result of an accepted call with a call ID.
+func (s *State) Keep(key Key, done Done, now Now) { s.kept.keep(key, done, now.Ms) }
+
+// KeptCall gives the kept result of a call.
+func (s *State) KeptCall(key Key) (Done, bool) { return s.kept.get(key) }
+
+// View is the state as handle, a reply or a query reads it: the riff of
+// one copy, the presence, and the settings. It changes nothing.
+type View struct {
+	riff     *Riff
+	presence *Presence
+	opts     Options
+}
+
+// Riff gives the riff of the view. Do not change it.
+func (v View) Riff() *Riff { return v.riff }
+
+// Presence gives the presence. Do not change it.
+func (v View) Presence() *Presence { return v.presence }
+
+// Build gives the build of the server.
+func (v View) Build() string { return v.opts.Build }
+
+// SeenMs gives the time of the last sign of life of who: its last call
+// or keep-alive, or the start of the server when it has none since.
+func (v View) SeenMs(w name.Who) int64 {
+	if l := v.presence.Live(w); l != nil {
+		return max(l.SeenMs, v.presence.LoadedMs)
+	}
+	return v.presence.LoadedMs
+}
+
+// Stopped says whether who stopped: it ended, or it gave no sign of life
+// for the claim timeout.
+func (v View) Stopped(w name.Who, now Now) bool {
+	if l := v.presence.Live(w); l != nil && l.Ended {
+		return true
+	}
+	return now.Ms-v.SeenMs(w) >= ClaimTimeoutMs
+}
+
+// Gone says whether who is gone from who: it ended, or it stopped for 3
+// minutes.
+func (v View) Gone(w name.Who, now Now) bool {
+	l := v.presence.Live(w)
+	if l == nil {
+		return true
+	}
+	return l.Ended || now.Ms-l.SeenMs >= GoneMs
+}
+
+// LiveLead gives the lead of user in repo when it counts now: it did not
+// end, it gave a sign of life in the last 5 minutes, and it works in
+// repo.
+func (v View) LiveLead(user string, repo name.Repo, now Now) (*Session, bool) {
+	w, ok := v.riff.LeadOf(user, repo)
+	if !ok {
+		return nil, false
+	}
+	s := v.riff.Session(w)
+	if s == nil || v.Stopped(w, now) {
+		return nil, false
+	}
+	if l := v.presence.Live(w); l != nil && l.Place.Repo != "" && l.Place.Repo != repo {
+		return nil, false
+	}
+	return s, true
+}
+
+// Marked gives the URI of a session with its marks: its claims, and
+// lead=true when it is the live lead of its repository.
+func (v View) Marked(s *Session, now Now) name.SessionURI {
+	u := s.URI
+	if l := v.presence.Live(u.Who()); l != nil && l.Place.Host != "" {
+		u = u.At(l.Place)
+	}
+	lead, ok := v.LiveLead(u.User, u.Repo, now)
+	isLead := ok && lead.URI.Who() == u.Who()
+	out := s.Marked(isLead)
+	return out.At(u.Place())
+}
+
+// Paused gives the pause that stops a session at its place.
+func (v View) Paused(place name.Place) (string, *PauseInfo, bool) {
+	if place.Repo.InGit() {
+		return v.riff.Pauses.Check(name.Thread(place.Repo))
+	}
+	return v.riff.Pauses.Check(name.Chat)
+}

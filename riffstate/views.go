@@ -1,0 +1,370 @@
+package riffstate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// OfflineMs: a session with no open watch and no sign of life for 90
+// seconds is offline, until it is gone at 3 minutes.
+const OfflineMs = 90 * 1000
+
+// Whoami gives the URI of the caller as the riff holds it, with its
+// marks, the state of the riff at its place, the pauses and the build.
+func (v View) Whoami(c Caller, now Now) wire.WhoamiReply {
+	reply := wire.WhoamiReply{URI: v.uriOf(c, now), Pauses: v.PausesView(), Build: v.opts.Build, Here: record.Running}
+	if _, _, paused := v.Paused(c.URI.Place()); paused {
+		reply.Here = record.Paused
+	}
+	return reply
+}
+
+// Who gives the facts of the riff and one row for each session: gone
+// sessions only with all.
+func (v View) Who(c Caller, all bool, now Now) wire.WhoReply {
+	reply := wire.WhoReply{Pauses: v.PausesView(), Build: v.opts.Build, Rows: []wire.WhoRow{}}
+	if v.opts.SignIn && v.riff.People.Owner != "" {
+		reply.Owner = v.riff.People.Owner
+	}
+	sessions := sortedSessions(v.riff)
+	slices.SortStableFunc(sessions, func(a, b *Session) int {
+		pa, pb := v.placeOf(a), v.placeOf(b)
+		return strings.Compare(a.URI.User+" "+pa.Host+" "+string(pa.Repo)+" "+a.URI.Session,
+			b.URI.User+" "+pb.Host+" "+string(pb.Repo)+" "+b.URI.Session)
+	})
+	for _, s := range sessions {
+		row := v.row(c, s, now)
+		if row.Gone && !all {
+			continue
+		}
+		reply.Rows = append(reply.Rows, row)
+	}
+	switch scope, info, paused := v.Paused(c.URI.Place()); {
+	case paused && scope == "the riff":
+		reply.Act = "The riff is paused" + byClause(info) + ": nobody can claim. Resume it with `riff resume --riff` when the sessions may work."
+	case paused:
+		reply.Act = scope + " is paused" + byClause(info) + ": nobody can claim there. Resume it with `riff resume`."
+	}
+	return reply
+}
+
+func byClause(info *PauseInfo) string {
+	if info == nil || info.By == nil {
+		return ""
+	}
+	return " by " + info.By.String()
+}
+
+// row gives the row of a session: the first state that matches wins.
+func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
+	w := s.URI.Who()
+	l := v.presence.Live(w)
+	marked := v.Marked(s, now)
+	row := wire.WhoRow{URI: marked, You: w == c.Who()}
+	if l != nil {
+		row.SeenMs = l.CalledMs
+	}
+	var tags []string
+	if row.You {
+		tags = append(tags, "you")
+	}
+	if marked.Lead {
+		tags = append(tags, "lead")
+	}
+	if s.Worker {
+		tags = append(tags, "worker")
+	}
+	if l != nil && l.Container {
+		tags = append(tags, "container")
+	}
+	row.Role = strings.Join(tags, " ")
+	var detail []string
+	add := func(format string, args ...any) { detail = append(detail, fmt.Sprintf(format, args...)) }
+	seen := v.SeenMs(w)
+	_, pauseInfo, paused := v.Paused(v.placeOf(s))
+	switch {
+	case v.Gone(w, now):
+		row.State, row.Gone = "gone", true
+		if l != nil && l.Ended {
+			add("ended")
+		} else {
+			add("seen %s ago", Ago(now.Ms-seen))
+		}
+	case (l == nil || l.Watching == 0) && now.Ms-seen >= OfflineMs:
+		row.State = "offline"
+		add("seen %s ago", Ago(now.Ms-seen))
+	case paused:
+		row.State = "paused"
+		add("paused%s", byClause(pauseInfo))
+	case s.Life == MustClear:
+		row.State = "must clear"
+		add("released its last item %s ago; clears its context", Ago(now.Ms-s.ReleasedMs))
+	case l != nil && l.Block != nil && !marked.Lead:
+		row.State = "blocked"
+		add("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
+	case l != nil && l.Block != nil:
+		row.State = "waiting"
+		add("waits for you: %s", l.Block.Text)
+	case len(s.Claims) > 0 || (l != nil && l.ActivityMs > 0 && now.Ms-l.ActivityMs < 60_000):
+		row.State = "busy"
+	default:
+		row.State = "idle"
+		since := max(s.ReleasedMs, s.FreshMs)
+		if since == 0 && l != nil {
+			since = seen
+		}
+		switch {
+		case marked.Lead:
+			add("monitoring work for %s", Ago(now.Ms-since))
+		case s.Worker:
+			add("ready for work for %s", Ago(now.Ms-since))
+		}
+	}
+	if len(s.Claims) > 0 && !row.Gone {
+		var items []string
+		for _, ref := range s.Claims {
+			items = append(items, itemText(ref.Item))
+		}
+		add("working on %s", strings.Join(items, ", "))
+	}
+	if l != nil && !row.Gone {
+		if l.Activity != "" && now.Ms-l.ActivityMs < 60_000 {
+			add("%s", l.Activity)
+		}
+		if l.Step != nil {
+			stale := ""
+			if v.stale(l.Step.StartMs, s) {
+				stale = " (stale)"
+			}
+			if l.Step.Failed != "" {
+				add("%s failed %s ago: %s", l.Step.Name, Ago(now.Ms-l.Step.FailedMs), l.Step.Failed)
+			} else {
+				add("%s for %s%s", l.Step.Name, Ago(now.Ms-l.Step.StartMs), stale)
+			}
+		}
+		if l.Status != nil {
+			stale := ""
+			if v.stale(l.Status.AtMs, s) {
+				stale = " (stale)"
+			}
+			add("%s ago: %s%s", Ago(now.Ms-l.Status.AtMs), l.Status.Text, stale)
+		}
+	}
+	row.Detail = strings.Join(detail, "  ")
+	return row
+}
+
+// stale says whether a step or a status set at atMs is stale: the state
+// of the session changed after it (a claim, a release, a pause, a
+// resume), or the server started after it.
+func (v View) stale(atMs int64, s *Session) bool {
+	if v.presence.LoadedMs > atMs {
+		return true
+	}
+	for _, ref := range s.Claims {
+		if h := v.riff.Holder(ref.Thread, ref.Item); h != nil && h.AtMs > atMs {
+			return true
+		}
+	}
+	if s.ReleasedMs > atMs {
+		return true
+	}
+	place := v.placeOf(s)
+	if v.presence.PauseChangedMs > atMs || v.presence.RepoPauseMs[place.Repo] > atMs {
+		return true
+	}
+	return false
+}
+
+// itemText shows issue-6 as #6, and each other item as it is.
+func itemText(item name.Item) string {
+	if n, ok := strings.CutPrefix(string(item), "issue-"); ok {
+		return "#" + n
+	}
+	return string(item)
+}
+
+// Ago gives a duration in milliseconds as people read it: 5s, 4m, 2h,
+// 3d.
+func Ago(ms int64) string {
+	s := max(ms/1000, 0)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 86400:
+		return fmt.Sprintf("%dh", s/3600)
+	}
+	return fmt.Sprintf("%dd", s/86400)
+}
+
+// Threads lists the threads of the caller: its direct threads first.
+func (v View) Threads(c Caller, now Now) wire.ThreadsReply {
+	reply := wire.ThreadsReply{Threads: []wire.ThreadInfo{}}
+	for _, t := range v.threadsOf(c.Who()) {
+		th := v.riff.Threads[t]
+		info := wire.ThreadInfo{Thread: t.For(c.Who()), Title: v.title(c.Who(), t), Last: th.LastSeq}
+		cursor := cursorIn(v.riff, v.presence, c.Who(), t)
+		for _, m := range th.Messages {
+			if m.Seq > cursor && m.Sender.Who() != c.Who() {
+				info.Unread++
+			}
+		}
+		reply.Threads = append(reply.Threads, info)
+	}
+	return reply
+}
+
+// threadsOf gives the threads of who: its direct threads first, then
+// the others, each in name order.
+func (v View) threadsOf(w name.Who) []name.Thread {
+	all := v.riff.ThreadsOf(w)
+	slices.SortStableFunc(all, func(a, b name.Thread) int {
+		switch {
+		case a.IsDirect() && !b.IsDirect():
+			return -1
+		case !a.IsDirect() && b.IsDirect():
+			return 1
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	return all
+}
+
+// title gives the title of a direct thread for who: direct with the
+// other side.
+func (v View) title(w name.Who, t name.Thread) string {
+	peer, ok := t.Peer(w)
+	if !ok {
+		return ""
+	}
+	if user, person := peer.Person(); person {
+		if user == ServerURI().User {
+			return "direct with riff@server"
+		}
+		return "direct with " + user
+	}
+	for _, s := range v.riff.Sessions {
+		if s.URI.Session == string(peer) {
+			return "direct with " + s.URI.Short()
+		}
+	}
+	return "direct with a session that is gone"
+}
+
+// Read gives a page of the unread messages of each thread of the caller
+// (each kept message with all), direct threads first, and the signals
+// that move its cursors: the caller of Read sets them in the presence.
+// ToYou holds each unread message after a page that woke the caller.
+func (v View) Read(c Caller, q wire.Read, now Now) (wire.ReadReply, []Signal, error) {
+	w := c.Who()
+	var threads []name.Thread
+	if q.Thread != "" {
+		t, err := v.threadOf(c, q.Thread, now)
+		if err != nil {
+			return wire.ReadReply{}, nil, err
+		}
+		if t.IsDirect() && !t.Has(w) {
+			return wire.ReadReply{}, nil, wire.Refuse(wire.NotAllowed, "you can read only your own direct threads")
+		}
+		if v.riff.Threads[t] == nil {
+			return wire.ReadReply{Threads: []wire.ThreadPage{}}, nil, nil
+		}
+		threads = []name.Thread{t}
+	} else {
+		threads = v.threadsOf(w)
+	}
+	reply := wire.ReadReply{Threads: []wire.ThreadPage{}}
+	var signals []Signal
+	var woken uint64
+	for _, t := range threads {
+		th := v.riff.Threads[t]
+		cursor := cursorIn(v.riff, v.presence, w, t)
+		page := wire.ThreadPage{Thread: t.For(w), Title: v.title(w, t), Messages: []wire.Message{}}
+		after := q.After
+		if q.Thread == "" {
+			after = 0
+		}
+		if len(th.Messages) > 0 && after > 0 && th.Messages[0].Seq > after+1 {
+			page.Lost = th.Messages[0].Seq - after - 1
+		}
+		var shown, covered uint64
+		var rest []Message
+		for _, m := range th.Messages {
+			if m.Seq <= after || (!q.All && m.Seq <= cursor) {
+				continue
+			}
+			own := m.Sender.Who() == w
+			if len(page.Messages) == PageSize {
+				if !q.All && own {
+					continue
+				}
+				page.More = true
+				rest = append(rest, m)
+				continue
+			}
+			covered = m.Seq
+			if !q.All && own {
+				continue
+			}
+			page.Messages = append(page.Messages, MessageOf(m, !v.opts.SignIn))
+			shown = m.Seq
+		}
+		if shown > 0 {
+			page.Last = shown
+		}
+		if covered > 0 {
+			signals = append(signals, Read{Thread: t, Seq: covered, All: q.All})
+		}
+		if page.More {
+			var mine []wire.Message
+			for _, m := range rest {
+				if wokeOf(&m, w) && m.Seq > cursor {
+					mine = append(mine, MessageOf(m, !v.opts.SignIn))
+					woken = max(woken, m.Position)
+				}
+			}
+			if len(mine) > 0 {
+				reply.ToYou = append(reply.ToYou, wire.ThreadPage{Thread: t.For(w), Title: page.Title, Messages: mine})
+			}
+		}
+		if len(page.Messages) > 0 || q.Thread != "" || page.Lost > 0 {
+			reply.Threads = append(reply.Threads, page)
+		}
+	}
+	if woken > 0 {
+		signals = append(signals, WakeSeen{Position: woken})
+	}
+	return reply, signals, nil
+}
+
+// WakeSeen says that a read showed the messages that woke the session up
+// to a position: the next watch does not wake for them again.
+type WakeSeen struct{ Position uint64 }
+
+func (s WakeSeen) Set(p *Presence, w name.Who, now Now) {
+	l := p.live(w)
+	if s.Position > l.WakeSeen {
+		l.WakeSeen = s.Position
+	}
+}
+
+// IdleView lists the settings of the idle workers.
+func (v View) IdleView() wire.IdleReply {
+	reply := wire.IdleReply{Settings: []record.IdleWorkers{}}
+	keys := make([]string, 0, len(v.riff.Idle))
+	for k := range v.riff.Idle {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		reply.Settings = append(reply.Settings, v.riff.Idle[k])
+	}
+	return reply
+}
