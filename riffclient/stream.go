@@ -46,6 +46,11 @@ type Event struct {
 // mismatch is given once as a break; then it tries again every 5 s.
 func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) error) error {
 	t := &tailer{c: c, call: call, show: show, last: call.After, known: call.After > 0}
+	if !t.known {
+		if err := t.learn(ctx); err != nil {
+			return err
+		}
+	}
 	return c.follow(ctx, call.Path(), t)
 }
 
@@ -255,14 +260,11 @@ func (t *tailer) body() ([]byte, error) {
 	return json.Marshal(call)
 }
 
-// opened reads the thread after the last message shown. At the first
-// open with no After, it only learns the newest seq of the thread.
+// opened reads the thread after the last message shown. With no known
+// point (no After, and a thread that the caller does not list) it reads
+// nothing: the stream alone gives the messages until the first one.
 func (t *tailer) opened(ctx context.Context, again bool) error {
-	if !again && t.last == 0 {
-		t.learn(ctx)
-		return nil
-	}
-	if !t.known && t.last == 0 {
+	if !t.known {
 		return nil
 	}
 	read := wire.Read{Me: t.call.Me, Thread: t.call.Thread, All: true, After: t.last}
@@ -295,22 +297,30 @@ func (t *tailer) opened(ctx context.Context, again bool) error {
 }
 
 // learn takes the newest seq of the thread from the threads of the
-// caller, so that a break before the first message shows only what came
-// after the open.
-func (t *tailer) learn(ctx context.Context) {
+// caller before the first open, so that the tail starts there and a
+// break shows only what came after it. It gives only the faults that a
+// new try cannot repair.
+func (t *tailer) learn(ctx context.Context) error {
 	if t.call.Thread == "" {
-		return
+		return nil
 	}
 	reply, err := Send(ctx, t.c, wire.Threads{Me: t.call.Me})
 	if err != nil {
-		return
+		var refused *wire.Refused
+		var reach *ReachError
+		var bad *MismatchError
+		if errors.As(err, &refused) || errors.As(err, &reach) || errors.As(err, &bad) {
+			return err
+		}
+		return nil
 	}
 	for _, info := range reply.Threads {
 		if info.Thread == t.call.Thread {
 			t.last, t.known = info.Last, true
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 func (t *tailer) message(m wire.Message) error {

@@ -1,0 +1,281 @@
+package riffclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/google/go-cmp/cmp"
+)
+
+// keep is the number of messages that the fake server keeps of a thread.
+const keep = 200
+
+// fakeThread is a thread of a fake server: its kept messages, a tail
+// stream with a script for each open, and the read of the thread.
+type fakeThread struct {
+	t       *testing.T
+	mu      sync.Mutex
+	msgs    []wire.Message
+	next    uint64
+	opens   int
+	reads   chan struct{}
+	scripts []func(s *stream)
+}
+
+// stream is one open tail stream of the fake server.
+type stream struct {
+	f   *fakeThread
+	w   http.ResponseWriter
+	ctx context.Context
+}
+
+func (s *stream) send(e wire.Event) {
+	b, _ := json.Marshal(e)
+	s.w.Write(append(b, '\n'))
+	http.NewResponseController(s.w).Flush()
+}
+
+// post keeps a new message, and sends it on the stream when live.
+func (s *stream) post(live bool) wire.Message {
+	m := s.f.post()
+	if live {
+		s.send(wire.Event{Type: wire.EventMessage, Message: &m})
+	}
+	return m
+}
+
+// waitRead waits for a read of the client.
+func (s *stream) waitRead() {
+	select {
+	case <-s.f.reads:
+	case <-s.ctx.Done():
+	}
+}
+
+func (s *stream) block() { <-s.ctx.Done() }
+
+func (f *fakeThread) post() wire.Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	m := wire.Message{Thread: "acme/app", Seq: f.next, Kind: "message", Body: fmt.Sprintf("message %d", f.next), Verified: true}
+	f.msgs = append(f.msgs, m)
+	if len(f.msgs) > keep {
+		f.msgs = f.msgs[len(f.msgs)-keep:]
+	}
+	return m
+}
+
+func (f *fakeThread) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(wire.HeaderBuild, buildA)
+	switch r.URL.Path {
+	case "/v1/threads":
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		json.NewEncoder(w).Encode(wire.ThreadsReply{Threads: []wire.ThreadInfo{{Thread: "acme/app", Last: f.next}}})
+	case "/v1/read":
+		var call wire.Read
+		json.NewDecoder(r.Body).Decode(&call)
+		f.mu.Lock()
+		page := wire.ThreadPage{Thread: "acme/app"}
+		for _, m := range f.msgs {
+			if m.Seq <= call.After {
+				continue
+			}
+			if len(page.Messages) == 50 {
+				page.More = true
+				break
+			}
+			page.Messages = append(page.Messages, m)
+			page.Last = m.Seq
+		}
+		if len(f.msgs) > 0 && f.msgs[0].Seq > call.After+1 {
+			page.Lost = f.msgs[0].Seq - call.After - 1
+		}
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(wire.ReadReply{Threads: []wire.ThreadPage{page}})
+		if !page.More {
+			select {
+			case f.reads <- struct{}{}:
+			default:
+			}
+		}
+	case "/v1/tail", "/v1/watch":
+		f.mu.Lock()
+		n := f.opens
+		f.opens++
+		f.mu.Unlock()
+		s := &stream{f: f, w: w, ctx: r.Context()}
+		s.send(wire.Event{Type: wire.EventHello})
+		if n < len(f.scripts) {
+			f.scripts[n](s)
+			return
+		}
+		s.block()
+	default:
+		f.t.Errorf("path %s", r.URL.Path)
+	}
+}
+
+// shown is what a tail showed: each seq, lost:N, down and back.
+func runTail(t *testing.T, f *fakeThread, o Options, until uint64) ([]string, error) {
+	t.Helper()
+	f.t = t
+	f.reads = make(chan struct{}, 1)
+	srv := newServer(t, f.ServeHTTP)
+	u, _ := url.Parse(srv.URL)
+	o.Build = mustBuild(t, buildA)
+	o.Clock = newFakeClock()
+	c := New(u, o)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var shown []string
+	err := c.Tail(ctx, wire.Tail{Thread: "acme/app"}, func(e Event) error {
+		switch e.Type {
+		case wire.EventMessage:
+			shown = append(shown, fmt.Sprint(e.Message.Seq))
+			if e.Message.Seq == until {
+				cancel()
+			}
+		case EventLost:
+			shown = append(shown, fmt.Sprintf("lost:%d", e.Lost))
+		default:
+			if e.Err != nil {
+				t.Logf("%s: %v", e.Type, e.Err)
+			}
+			shown = append(shown, e.Type)
+		}
+		return nil
+	})
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("the tail did not end: shown %v", shown)
+	}
+	return shown, err
+}
+
+func seqs(from, to int) []string {
+	var s []string
+	for i := from; i <= to; i++ {
+		s = append(s, fmt.Sprint(i))
+	}
+	return s
+}
+
+func TestTailShowsEachMessageOnceInOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		scripts []func(s *stream)
+		stall   time.Duration
+		until   uint64
+		want    []string
+	}{
+		{
+			name: "a cut: the read gives the break, the stream repeats one",
+			scripts: []func(s *stream){
+				func(s *stream) { s.waitRead(); s.post(true); s.post(true); s.post(false) },
+				func(s *stream) {
+					s.waitRead()
+					m3 := s.f.msgs[2]
+					s.send(wire.Event{Type: wire.EventMessage, Message: &m3})
+					s.post(true)
+					s.block()
+				},
+			},
+			until: 4,
+			want:  []string{"1", "2", "down", "3", "back", "4"},
+		},
+		{
+			name: "more than 200 in the break: the lost line",
+			scripts: []func(s *stream){
+				func(s *stream) {
+					s.waitRead()
+					s.post(true)
+					for range 250 {
+						s.post(false)
+					}
+				},
+			},
+			until: 251,
+			want:  append([]string{"1", "down", "lost:50"}, append(seqs(52, 251), "back")...),
+		},
+		{
+			name:  "a stream with no byte is dropped and opened again",
+			stall: 100 * time.Millisecond,
+			scripts: []func(s *stream){
+				func(s *stream) { s.waitRead(); s.post(true); s.block() },
+				func(s *stream) { s.waitRead(); s.post(true); s.block() },
+			},
+			until: 2,
+			want:  []string{"1", "down", "back", "2"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeThread{scripts: tt.scripts}
+			shown, err := runTail(t, f, Options{Stall: tt.stall}, tt.until)
+			if err != nil {
+				t.Fatalf("Tail = %v", err)
+			}
+			if diff := cmp.Diff(tt.want, shown); diff != "" {
+				t.Errorf("shown (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTailRefused(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(wire.HeaderBuild, buildA)
+		w.Header().Set(wire.HeaderRefused, string(wire.NotMember))
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, "you are not a member of the riff")
+	})
+	u, _ := url.Parse(srv.URL)
+	c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
+	err := c.Tail(context.Background(), wire.Tail{Thread: "acme/app"}, func(Event) error { return nil })
+	var refused *wire.Refused
+	if !errors.As(err, &refused) || refused.Code != wire.NotMember {
+		t.Fatalf("Tail = %v; want the refusal not_member", err)
+	}
+}
+
+func TestWatchReconnects(t *testing.T) {
+	wake := func(s *stream, seq uint64) {
+		s.send(wire.Event{Type: wire.EventWake, Wake: &wire.Wake{Thread: "acme/app", Seq: seq, From: "mike/a6cf"}})
+	}
+	f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){
+		func(s *stream) { wake(s, 7) },
+		func(s *stream) { s.send(wire.Event{Type: wire.EventKeepAlive}); wake(s, 8); s.block() },
+	}}
+	srv := newServer(t, f.ServeHTTP)
+	u, _ := url.Parse(srv.URL)
+	c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var got []string
+	err := c.Watch(ctx, wire.Watch{}, func(e Event) error {
+		if e.Type == wire.EventWake {
+			got = append(got, fmt.Sprintf("wake %d", e.Wake.Seq))
+			if e.Wake.Seq == 8 {
+				cancel()
+			}
+			return nil
+		}
+		got = append(got, e.Type)
+		return nil
+	})
+	if err != nil || ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("Watch = %v, %v", err, ctx.Err())
+	}
+	if diff := cmp.Diff([]string{"wake 7", "down", "back", "wake 8"}, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
