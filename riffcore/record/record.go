@@ -24,13 +24,15 @@
 //   - a session URI with a query part it does not know: kept in
 //     name.SessionURI.Unknown; skipped.
 //   - a field it does not know: ignored (a new field's default means "as
-//     before").
+//     before"). So a new field of a change gets omitempty: a field with
+//     no omitempty must be in the change, or the record does not read.
 //   - the command of the envelope: text; a command it does not know is
 //     kept as text.
 package record
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -197,8 +199,10 @@ func checkFields(t reflect.Type, body []byte) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-		return nil
+	pt := reflect.PointerTo(t)
+	if t.Kind() != reflect.Struct || pt.Implements(reflect.TypeFor[json.Unmarshaler]()) ||
+		pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return nil // a type with its own decoder checks itself
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
