@@ -263,7 +263,7 @@ func oneOfEach(t testing.TB) map[record.Kind]record.Change {
 		},
 		record.KindClaimed:        record.Claimed{Session: session, Thread: "como-technologies/riff", Item: "issue-6"},
 		record.KindReleased:       record.Released{Session: session, Thread: "como-technologies/riff", Item: "issue-6", MustClear: true},
-		record.KindLeadSet:        record.LeadSet{Session: session, Thread: "como-technologies/riff"},
+		record.KindLeadSet:        record.LeadSet{Session: session, Thread: "como-technologies/riff", Old: &name.Who{User: "mike", Session: "77e0"}},
 		record.KindPauseSet:       record.PauseSet{Scope: record.RepoScope("local/scratch"), State: record.Running},
 		record.KindItemHeld:       record.ItemHeld{Thread: "como-technologies/riff", Item: "issue-9", Reason: "waits for the design"},
 		record.KindItemFreed:      record.ItemFreed{Thread: "como-technologies/riff", Item: "issue-9"},
