@@ -1,3 +1,15 @@
 module github.com/como-technologies/riff/riffengine
 
 go 1.26
+
+require (
+	github.com/como-technologies/riff/riffcore v0.0.0
+	github.com/como-technologies/riff/rifflog v0.0.0
+	github.com/como-technologies/riff/riffstate v0.0.0
+)
+
+replace (
+	github.com/como-technologies/riff/riffcore => ../riffcore
+	github.com/como-technologies/riff/rifflog => ../rifflog
+	github.com/como-technologies/riff/riffstate => ../riffstate
+)

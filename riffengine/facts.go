@@ -1,0 +1,128 @@
+package riffengine
+
+import (
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// facts are the facts of the server that the engine keeps for
+// GET /v1/server. The lock of the engine guards them.
+type facts struct {
+	started         time.Time
+	replayTook      time.Duration
+	lastError       string
+	position        uint64
+	chunks          uint64
+	lastWrite       time.Time
+	lastWriteTook   time.Duration
+	writeErrors     uint64
+	skipped         uint64
+	checkpoint      *checkpointFacts
+	newestBuild     string
+	noCheckpointWhy string
+	serving         bool
+	why             string
+	chunkSizes      sizes
+}
+
+type checkpointFacts struct {
+	position uint64
+	at       time.Time
+	version  string
+}
+
+// sizes keeps the number of records of the last chunks, to show the
+// size that the group commit reaches.
+type sizes struct{ last []int }
+
+func (s *sizes) add(n int) {
+	s.last = append(s.last, n)
+	if len(s.last) > 1024 {
+		s.last = s.last[len(s.last)-1024:]
+	}
+}
+
+// Median gives the median size of the last chunks.
+func (s *sizes) median() int {
+	if len(s.last) == 0 {
+		return 0
+	}
+	c := slices.Clone(s.last)
+	slices.Sort(c)
+	return c[len(c)/2]
+}
+
+// SetReplay records how long the load and the replay took, and the
+// newest checkpoint that the start found.
+func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, build string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.facts.replayTook = took
+	if build != "" {
+		e.facts.checkpoint = &checkpointFacts{position: position, at: at, version: build}
+		e.facts.newestBuild = build
+	}
+}
+
+// SetServing says whether the server serves, and why not.
+func (e *Engine) SetServing(serving bool, why string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.facts.serving, e.facts.why = serving, why
+}
+
+// Serving says whether the server serves calls, and why not.
+func (e *Engine) Serving() (bool, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopErr != nil {
+		return false, e.stopErr.Error()
+	}
+	return e.facts.serving, e.facts.why
+}
+
+// ChunkMedian gives the median number of records of the last chunks.
+func (e *Engine) ChunkMedian() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.facts.chunkSizes.median()
+}
+
+// Facts gives the facts of the server (the store design, "Monitoring").
+func (e *Engine) Facts() wire.ServerFacts {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.opts.Now()
+	f := wire.ServerFacts{
+		Build:           e.opts.Build.String(),
+		Serves:          e.facts.serving && e.stopErr == nil,
+		Why:             e.facts.why,
+		LastError:       e.facts.lastError,
+		Position:        e.facts.position,
+		WriteErrors:     e.facts.writeErrors,
+		Skipped:         e.facts.skipped,
+		NoCheckpointWhy: e.facts.noCheckpointWhy,
+		Chunks:          e.facts.chunks,
+		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
+		ReplayMs:        e.facts.replayTook.Milliseconds(),
+		Store:           e.opts.StoreName,
+	}
+	if e.stopErr != nil {
+		f.Why = e.stopErr.Error()
+	}
+	if !e.facts.lastWrite.IsZero() {
+		f.LastWriteAgoMs = now.Sub(e.facts.lastWrite).Milliseconds()
+		f.LastWriteTookMs = e.facts.lastWriteTook.Milliseconds()
+	}
+	if c := e.facts.checkpoint; c != nil {
+		f.Checkpoint = &wire.CheckpointFacts{Position: c.position, AgeMs: now.Sub(c.at).Milliseconds(), Version: c.version}
+	}
+	f.Sessions, f.Cursors, f.Threads = e.state.Counts()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	f.MemoryBytes = m.HeapAlloc
+	return f
+}

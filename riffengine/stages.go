@@ -1,0 +1,199 @@
+package riffengine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+// Proof is the word of the token layer that a call acts as its caller,
+// with the call ID of the call. Only this package makes one: the token
+// layer is here.
+type Proof struct {
+	caller riffstate.Caller
+	call   string
+}
+
+// Caller gives the caller that the proof names.
+func (p Proof) Caller() riffstate.Caller { return p.caller }
+
+// Authenticated is a command with the caller that the token layer
+// proved. It has two doors: [Authenticate] takes the proof of the token
+// layer, and the engine makes it inside this package for the commands
+// of the server. Its fields are private, so code outside cannot make a
+// command act as another caller.
+type Authenticated[C any] struct {
+	cmd    C
+	caller riffstate.Caller
+	call   string
+}
+
+// Authenticate joins a command and the proof of its caller.
+func Authenticate[C any](p Proof, cmd C) Authenticated[C] {
+	return Authenticated[C]{cmd: cmd, caller: p.caller, call: p.call}
+}
+
+func asServer[C any](cmd C) Authenticated[C] {
+	return Authenticated[C]{cmd: cmd, caller: riffstate.ServerCaller()}
+}
+
+// Checked is a command that passed the check under the lock: the engine
+// holds the lock while a Checked lives, and only queue releases it. Its
+// fields and its maker are private to this package.
+type Checked[R any] struct {
+	e  *Engine
+	en *entry
+}
+
+// Queued is a command in the queue of the writer, with the lock free.
+type Queued[R any] struct {
+	e      *Engine
+	en     *entry
+	cmd    riffstate.Command[R]
+	caller riffstate.Caller
+}
+
+// Applied is a command whose entry the writer finished: its records are
+// in the log and in the written copy. Only Applied gives the reply.
+type Applied[R any] struct {
+	q Queued[R]
+}
+
+// Replied is a reply, and whether it is the reply of a kept call.
+type Replied[R any] struct {
+	Reply  R
+	Repeat bool
+}
+
+// queue releases the lock of a Checked: the entry is in the queue.
+func (c Checked[R]) queue() {
+	c.e.enqueueLocked(c.en)
+	c.e.mu.Unlock()
+}
+
+// applied waits until the writer finished the entry.
+func (q Queued[R]) applied(ctx context.Context) (Applied[R], error) {
+	if err := q.e.wait(ctx, q.en); err != nil {
+		return Applied[R]{}, err
+	}
+	return Applied[R]{q: q}, nil
+}
+
+// reply makes the reply from the written copy, or gives the refusal.
+func (a Applied[R]) reply() (R, error) {
+	var zero R
+	if a.q.en.refused != nil {
+		return zero, a.q.en.refused
+	}
+	e := a.q.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	done := riffstate.Done{Made: a.q.en.made, Note: a.q.en.note}
+	return riffstate.Reply(e.state, a.q.cmd, a.q.caller, done, e.now()), nil
+}
+
+// Dispatch is the one path of each command: the check under the lock,
+// the entry in the queue, the wait for the writer, then the reply or the
+// refusal. A refused command waits as each command does, so no refusal
+// tells of a change that is not in the log.
+//
+// A call with a call ID whose result is kept gets the kept reply with no
+// handle (Repeat); a second try while the first waits waits for the same
+// entry; when the first try was refused, the second runs handle again.
+//
+// The lock is taken in check and released in queue, in one function
+// with no blocking call between them; nothing here waits while it holds
+// the lock.
+func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) (Replied[R], error) {
+	for {
+		checked, kept, wait, err := check[C, R](e, call)
+		switch {
+		case err != nil:
+			return Replied[R]{}, err
+		case kept != nil:
+			return Replied[R]{Reply: *kept, Repeat: true}, nil
+		case wait != nil:
+			if err := e.wait(ctx, wait); err != nil && !errors.Is(err, ErrStopped) {
+				return Replied[R]{}, err
+			} else if err != nil {
+				return Replied[R]{}, err
+			}
+			continue
+		}
+		checked.queue()
+		q := Queued[R]{e: e, en: checked.en, cmd: call.cmd, caller: call.caller}
+		applied, err := q.applied(ctx)
+		if err != nil {
+			return Replied[R]{}, err
+		}
+		reply, err := applied.reply()
+		return Replied[R]{Reply: reply}, err
+	}
+}
+
+// check takes the lock and runs the steps under it: the register of an
+// unknown caller first (an entry of its own), the look-up of the call
+// ID, permits, handle, the signal, the positions and the apply to the
+// pending copy. On success it returns with the lock held in Checked;
+// each other way out releases it.
+func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C]) (Checked[R], *R, *entry, error) {
+	e.mu.Lock()
+	if e.stopErr != nil || e.closed {
+		e.mu.Unlock()
+		return Checked[R]{}, nil, nil, ErrStopped
+	}
+	now := e.now()
+	c := call.caller
+	if call.cmd.Kind() != "end" {
+		e.arrivalLocked(c)
+	}
+	key := riffstate.KeyOf(c, call.call)
+	if call.call != "" {
+		if done, ok := e.state.KeptCall(key); ok {
+			reply := riffstate.Reply(e.state, riffstate.Command[R](call.cmd), c, done, now)
+			e.mu.Unlock()
+			return Checked[R]{}, &reply, nil, nil
+		}
+		if pending := e.waits[key]; pending != nil {
+			e.mu.Unlock()
+			return Checked[R]{}, nil, pending, nil
+		}
+	}
+	en := &entry{done: make(chan struct{}), sent: &sent{caller: e.state.Caller(c), command: call.cmd.Kind()}}
+	h, err := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
+	if err != nil {
+		var refused *wire.Refused
+		if !errors.As(err, &refused) {
+			refused = wire.Refuse(wire.BadRequest, "%v", err)
+		}
+		en.refused = refused
+	} else {
+		en.note = h.Note
+		en.made = e.state.Queue(c, call.cmd.Kind(), call.call, h.Changes, now)
+	}
+	if call.call != "" {
+		en.key, en.hasKey = key, true
+		e.waits[key] = en
+	}
+	return Checked[R]{e: e, en: en}, nil, nil, nil
+}
+
+// Send runs the first stages of a command of the server, with no wait:
+// the writer finishes it also when nobody waits for it.
+func Send[C riffstate.Command[R], R any](e *Engine, cmd C) error {
+	checked, _, _, err := check[C, R](e, asServer(cmd))
+	if err != nil {
+		return err
+	}
+	checked.queue()
+	return nil
+}
+
+// RunServer runs a command of the server through the one path and waits
+// for its write.
+func RunServer[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cmd C) (R, error) {
+	r, err := Dispatch[C, R](ctx, e, asServer(cmd))
+	return r.Reply, err
+}

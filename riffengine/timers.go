@@ -1,0 +1,46 @@
+package riffengine
+
+import (
+	"context"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+// timers runs the timers of the server as commands of the server,
+// through the same path as each command: the claims of a session end 5
+// minutes after its last sign of life (after a start, 5 minutes from the
+// load), a session is forgotten after 30 days, and a checkpoint comes
+// each CheckpointInterval when records came.
+func (e *Engine) timers(ctx context.Context) {
+	tick := time.NewTicker(e.opts.TimerEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			e.Tick(ctx)
+		}
+	}
+}
+
+// Tick runs each timer of the server once, now.
+func (e *Engine) Tick(ctx context.Context) {
+	var expire, forget []name.Who
+	e.View(func(v riffstate.View, now riffstate.Now) {
+		expire, forget = v.ToExpire(now), v.ToForget(now)
+	})
+	for _, w := range expire {
+		if _, err := RunServer[riffstate.Expire, struct{}](ctx, e, riffstate.Expire{Session: w}); err != nil {
+			return
+		}
+	}
+	for _, w := range forget {
+		if _, err := RunServer[riffstate.Forget, struct{}](ctx, e, riffstate.Forget{Session: w}); err != nil {
+			return
+		}
+	}
+	e.maybeCheckpoint(ctx)
+}

@@ -1,0 +1,222 @@
+package riffengine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+// writer is the one goroutine that writes the log. It takes each entry
+// of the queue into one chunk (a group commit), writes it outside the
+// lock, and gives the chunk and the proof of its write to finish. It
+// writes at most one chunk at a time: while it writes, new entries wait
+// for the next chunk.
+func (e *Engine) writer(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			e.drain()
+			return
+		case <-e.queued:
+		}
+		if !e.writeOnce(ctx) {
+			return
+		}
+		e.maybeCheckpoint(ctx)
+	}
+}
+
+// drain writes what waits at a stop, while the instance holds the lease.
+func (e *Engine) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		e.mu.Lock()
+		empty := len(e.queue) == 0 || e.stopErr != nil
+		e.mu.Unlock()
+		if empty || !e.writeOnce(ctx) {
+			return
+		}
+	}
+}
+
+// writeOnce writes the entries of the queue as one chunk. It reports
+// false when the chunk failed for good and the instance stopped.
+func (e *Engine) writeOnce(ctx context.Context) bool {
+	e.mu.Lock()
+	entries := e.queue
+	e.queue = nil
+	prev, first := e.chain, e.written+1
+	e.mu.Unlock()
+	if len(entries) == 0 {
+		return true
+	}
+	var records []record.Record
+	var lines [][]byte
+	for _, en := range entries {
+		for _, rec := range en.made {
+			line, err := json.Marshal(rec)
+			if err != nil {
+				e.fail(entries, fmt.Errorf("encode record %d: %w", rec.Position, err))
+				return false
+			}
+			records = append(records, rec)
+			lines = append(lines, line)
+		}
+	}
+	if len(records) > 0 && records[0].Position != first {
+		e.fail(entries, fmt.Errorf("the queue starts at position %d, and the log at %d", records[0].Position, first))
+		return false
+	}
+	chunk := rifflog.Chunk{Prev: prev, First: first, Records: lines}
+	start := time.Now()
+	var written rifflog.Written
+	var err error
+	if e.opts.Lease != nil && len(lines) > 0 {
+		written, err = e.opts.Lease.WriteHeld(ctx, chunk)
+	} else {
+		written, err = rifflog.Write(ctx, e.opts.Store, chunk)
+	}
+	took := time.Since(start)
+	if err != nil {
+		e.fail(entries, err)
+		return false
+	}
+	e.finish(entries, records, written, took)
+	return true
+}
+
+// finish finishes each command of a written chunk. written is the proof
+// of the write: only rifflog.Write makes it. It applies the records to
+// the written copy in the order of their positions, under the lock, and
+// keeps the results of the calls with a call ID. Then, for each entry in
+// order, it writes the log line of a command with no record, sends the
+// effects and tells the call that the entry is done. The call can be
+// gone: the change is done.
+func (e *Engine) finish(entries []*entry, records []record.Record, written rifflog.Written, took time.Duration) {
+	if len(records) > 0 && !written.Covers(records[0].Position, len(records)) {
+		e.fail(entries, errors.New("the writer gave the proof of other records"))
+		return
+	}
+	now := e.now()
+	e.mu.Lock()
+	effects := e.state.WrittenRecords(records, now)
+	for _, en := range entries {
+		if en.hasKey {
+			if en.refused == nil {
+				e.state.Keep(en.key, riffstate.Done{Made: en.made, Note: en.note}, now)
+			}
+			if e.waits[en.key] == en {
+				delete(e.waits, en.key)
+			}
+		}
+	}
+	if len(records) > 0 {
+		e.chain = written.Chain()
+		e.written = written.Last()
+		e.facts.position = written.Last()
+		e.facts.chunks++
+		e.facts.lastWrite = e.opts.Now()
+		e.facts.lastWriteTook = took
+		e.facts.chunkSizes.add(len(records))
+	}
+	skipped := e.state.Written().Riff().Skipped
+	e.facts.skipped = skipped
+	e.sinceCkp += len(records)
+	e.mu.Unlock()
+
+	e.streams.send(effects)
+	for _, en := range entries {
+		if len(en.made) == 0 && en.sent != nil {
+			traceNoRecord(e.log, en)
+		}
+		close(en.done)
+	}
+}
+
+// fail ends each command of a chunk that failed for good: one failed
+// line (ERROR) for each, 503 to every call, and the instance stops.
+func (e *Engine) fail(entries []*entry, err error) {
+	e.mu.Lock()
+	e.facts.writeErrors++
+	e.mu.Unlock()
+	e.log.Error("the chunk failed for good; the instance stops", "result", "failed", "error", err.Error())
+	for _, en := range entries {
+		if en.sent != nil {
+			traceFailed(e.log, en, err, slog.LevelError)
+		}
+		en.failed = true
+		close(en.done)
+	}
+	e.halt(fmt.Errorf("a chunk failed for good: %w", err))
+}
+
+// maybeCheckpoint writes a checkpoint each CheckpointEvery records, or
+// each CheckpointInterval when records came.
+func (e *Engine) maybeCheckpoint(ctx context.Context) {
+	e.mu.Lock()
+	due := e.sinceCkp >= e.opts.CheckpointEvery ||
+		(e.sinceCkp > 0 && e.opts.Now().Sub(e.lastCkp) >= e.opts.CheckpointInterval)
+	e.mu.Unlock()
+	if due {
+		if err := e.checkpoint(ctx, false); err != nil {
+			e.log.Warn("no checkpoint", "error", err.Error())
+		}
+	}
+}
+
+// checkpoint encodes the written copy under the lock, and writes it
+// outside the lock. It writes none past a record that this build
+// skipped, nor while the newest checkpoint comes from a later version.
+func (e *Engine) checkpoint(ctx context.Context, last bool) error {
+	e.mu.Lock()
+	if e.written == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	if !last && e.sinceCkp == 0 {
+		e.mu.Unlock()
+		return nil
+	}
+	riff := e.state.Written().Riff()
+	position, chain := e.written, e.chain
+	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, riff.FirstSkipped, position)
+	if !may {
+		e.facts.noCheckpointWhy = why
+		e.mu.Unlock()
+		return nil
+	}
+	state, err := e.state.EncodeCheckpoint()
+	e.sinceCkp = 0
+	e.lastCkp = e.opts.Now()
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	cp := rifflog.Checkpoint{Position: position, WrittenAtMs: e.opts.Now().UnixMilli(),
+		Build: e.opts.Build.Version.String(), Chain: chain, State: state}
+	name, err := rifflog.WriteCheckpoint(ctx, e.opts.Store, cp)
+	if errors.Is(err, rifflog.ErrExists) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	e.mu.Lock()
+	e.facts.checkpoint = &checkpointFacts{position: position, at: e.opts.Now(), version: cp.Build}
+	e.facts.newestBuild = cp.Build
+	e.facts.noCheckpointWhy = ""
+	e.mu.Unlock()
+	e.log.Info("checkpoint", "object", name, "position", position)
+	if _, err := rifflog.Prune(ctx, e.opts.Store, e.opts.Now()); err != nil {
+		e.log.Warn("prune", "error", err.Error())
+	}
+	return nil
+}
