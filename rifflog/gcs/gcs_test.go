@@ -233,7 +233,7 @@ func TestGivesUp(t *testing.T) {
 	ctx := context.Background()
 	f, open := fake(t)
 	s, _ := open(gcs.Options{FirstBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, RetryFor: 100 * time.Millisecond})
-	f.set(func(f *faults) { f.fail, f.status = 1 << 30, http.StatusServiceUnavailable })
+	f.set(func(f *faults) { f.fail, f.status = 1<<30, http.StatusServiceUnavailable })
 	err := s.Put(ctx, "log/a", []byte("x"))
 	if !errors.Is(err, rifflog.ErrStopped) {
 		t.Fatalf("Put while every answer fails = %v; want ErrStopped", err)

@@ -1,0 +1,363 @@
+package rifflog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Print writes the records after position from as text, one line each:
+// the position, the time, the cause, the command and the kind of the
+// change, then the change as JSON.
+func Print(ctx context.Context, s Store, from uint64, w io.Writer) error {
+	start, err := startFor(ctx, s, from)
+	if err != nil {
+		return fmt.Errorf("print: %w", err)
+	}
+	_, err = Replay(ctx, s, start, func(line []byte, pos uint64) error {
+		if pos <= from {
+			return nil
+		}
+		_, err := fmt.Fprintln(w, text(line, pos))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("print: %w", err)
+	}
+	return nil
+}
+
+// text gives one record as a line of text.
+func text(line []byte, pos uint64) string {
+	var env struct {
+		WrittenAtMs int64                      `json:"written_at_ms"`
+		By          json.RawMessage            `json:"by"`
+		Command     string                     `json:"command"`
+		Change      map[string]json.RawMessage `json:"change"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return fmt.Sprintf("%d (does not read: %v) %s", pos, err, line)
+	}
+	kinds := make([]string, 0, len(env.Change))
+	for k := range env.Change {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s", pos, time.UnixMilli(env.WrittenAtMs).UTC().Format(time.RFC3339Nano))
+	if len(env.By) > 0 {
+		fmt.Fprintf(&b, " by=%s", env.By)
+	}
+	fmt.Fprintf(&b, " %s", env.Command)
+	for _, k := range kinds {
+		fmt.Fprintf(&b, " %s %s", k, env.Change[k])
+	}
+	return b.String()
+}
+
+// startFor gives the replay start for a read from position from: the
+// newest checkpoint at or before it whose chunks are there, else the
+// start of the log.
+func startFor(ctx context.Context, s Store, from uint64) (From, error) {
+	cs, err := checkpointNames(ctx, s)
+	if err != nil {
+		return From{}, err
+	}
+	chunks, firsts, err := chunkNames(ctx, s)
+	if err != nil {
+		return From{}, err
+	}
+	if len(chunks) == 0 || firsts[0] == 1 {
+		return From{}, nil
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].position > from || cs[i].position+1 < firsts[0] {
+			continue
+		}
+		c, err := ReadCheckpoint(ctx, s, cs[i].name)
+		if err == nil {
+			return c.From(), nil
+		}
+	}
+	return From{}, fmt.Errorf("no kept checkpoint at or before %d, and the chunks before %d are gone: %w", from, firsts[0], ErrGap)
+}
+
+// Problem is one thing that verify found.
+type Problem struct {
+	Object   string
+	Line     int
+	Position uint64
+	Err      error
+}
+
+func (p Problem) String() string { return p.Err.Error() }
+
+// Verified is the report of Verify.
+type Verified struct {
+	From        From // where the check started: the oldest kept checkpoint
+	Chunks      int
+	Records     int
+	Checkpoints int
+	Problems    []Problem
+}
+
+// Verify reads each chunk and each checkpoint from the oldest kept
+// checkpoint on (the start of the log when it is there), and names each
+// line that does not read, each gap, each repeat, each checksum that
+// does not match and each break of the chain. It goes on after a
+// problem: a chunk with a problem is checked line by line, and the next
+// chunk is checked from what it says. Each checkpoint must read, and its
+// chain value must be the log's at its position.
+func Verify(ctx context.Context, s Store) (Verified, error) {
+	var v Verified
+	cs, err := checkpointNames(ctx, s)
+	if err != nil {
+		return v, fmt.Errorf("verify: %w", err)
+	}
+	chunks, firsts, err := chunkNames(ctx, s)
+	if err != nil {
+		return v, fmt.Errorf("verify: %w", err)
+	}
+	add := func(err error) {
+		var le *LogError
+		p := Problem{Err: err}
+		if errors.As(err, &le) {
+			p.Object, p.Line, p.Position = le.Object, le.Line, le.Position
+		}
+		v.Problems = append(v.Problems, p)
+	}
+	checkpoints := map[uint64][]Checkpoint{}
+	for _, c := range cs {
+		v.Checkpoints++
+		cp, err := ReadCheckpoint(ctx, s, c.name)
+		if err != nil {
+			add(err)
+			continue
+		}
+		checkpoints[cp.Position] = append(checkpoints[cp.Position], cp)
+	}
+	if len(chunks) > 0 && firsts[0] != 1 {
+		// The start of the log is gone: start at the oldest kept checkpoint.
+		for _, c := range cs {
+			if cps := checkpoints[c.position]; len(cps) > 0 {
+				v.From = cps[0].From()
+				break
+			}
+		}
+	}
+	r := replayer{from: v.From, last: v.From.Position, chain: v.From.Chain, c: newChainer()}
+	start := sort.Search(len(firsts), func(i int) bool { return firsts[i] > v.From.Position })
+	if start > 0 {
+		start--
+		r.inside = true
+	}
+	for _, name := range chunks[start:] {
+		data, err := s.Get(ctx, name)
+		if err != nil {
+			return v, fmt.Errorf("verify: %w", err)
+		}
+		v.Chunks++
+		n, err := r.chunk(name, data, func(line []byte, pos uint64, chain Sum) error {
+			if !json.Valid(line) {
+				add(&LogError{Object: name, Position: pos, Kind: ErrUnreadable, Detail: "the record is not JSON"})
+			}
+			for _, cp := range checkpoints[pos] {
+				if cp.Chain != chain {
+					add(&LogError{Object: CheckpointName(cp.Position, cp.WrittenAtMs), Position: pos, Kind: ErrChain, Detail: "the checkpoint's chain value is not the log's"})
+				}
+			}
+			return nil
+		})
+		v.Records += n
+		r.started = true
+		if err == nil {
+			continue
+		}
+		add(err)
+		// Go on: check the lines of this chunk one by one, then take
+		// the next chunk from what it says.
+		lines, last, chain := salvage(name, data, &r, add)
+		v.Records += lines
+		r.last, r.chain, r.inside = last, chain, false
+	}
+	return v, nil
+}
+
+// salvage checks each line of a chunk that did not pass, names each one
+// that does not read and each gap and repeat, and gives the position and
+// chain value to go on from.
+func salvage(name string, data []byte, r *replayer, add func(error)) (int, uint64, Sum) {
+	last, chain := r.last, r.chain
+	body := data
+	if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+		body = data[nl+1:]
+	}
+	n := 0
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		pos, err := peekPosition(line)
+		if err != nil || !json.Valid(line) {
+			add(&LogError{Object: name, Line: i + 2, Position: last + 1, Kind: ErrUnreadable, Detail: "the line does not read"})
+			last++
+			continue
+		}
+		switch {
+		case pos > last+1:
+			add(&LogError{Object: name, Line: i + 2, Position: pos, Kind: ErrGap, Detail: fmt.Sprintf("want position %d", last+1)})
+		case pos <= last:
+			add(&LogError{Object: name, Line: i + 2, Position: pos, Kind: ErrRepeat, Detail: fmt.Sprintf("want position %d", last+1)})
+		}
+		last = pos
+		chain = r.c.next(chain, line)
+		n++
+	}
+	return n, last, chain
+}
+
+// Cut is the plan, or the report, of a cut.
+type Cut struct {
+	After     uint64
+	Removed   [][]byte // the record lines after the position, in order
+	Threads   []string // the threads those records touch
+	Delete    []string // the objects the cut deletes
+	Rewrite   string   // the chunk that the cut writes again with its first records ("" none)
+	Done      bool     // the cut was made (yes)
+	Rewritten Written  // the proof of the rewritten chunk
+}
+
+// CutAfter removes each record after position after: it deletes each
+// checkpoint and each chunk after it, and writes the chunk that holds it
+// again with only its records up to it. Without yes it changes nothing
+// and gives the plan. It refuses (ErrLeaseHeld) while a server holds the
+// lease at now, and refuses (ErrGap) a position before the oldest kept
+// checkpoint when the chunks before it are gone.
+//
+// The order keeps a crash safe up to the rewrite: checkpoints first,
+// then chunks from the newest; the rewrite deletes the chunk and puts
+// it again, and a crash between the two leaves the log ending before
+// that chunk (its records are in Removed and in the old object's
+// versions of a bucket).
+func CutAfter(ctx context.Context, s Store, after uint64, yes bool, now time.Time) (Cut, error) {
+	c := Cut{After: after}
+	if r, _, ok, err := ReadLease(ctx, s); err != nil {
+		return c, fmt.Errorf("cut: %w", err)
+	} else if ok && r.Holds(now) {
+		return c, fmt.Errorf("cut: instance %s holds the lease: %w", r.Instance, ErrLeaseHeld)
+	}
+	start, err := startFor(ctx, s, after)
+	if err != nil {
+		return c, fmt.Errorf("cut: %w", err)
+	}
+	// Read the log from the start, and keep the records up to the
+	// position for the rewrite and the ones after it for the report.
+	var keep [][]byte
+	var keepFirst, holder uint64
+	var prev Sum
+	chunks, firsts, err := chunkNames(ctx, s)
+	if err != nil {
+		return c, fmt.Errorf("cut: %w", err)
+	}
+	threads := map[string]bool{}
+	_, err = replay(ctx, s, start, func(line []byte, pos uint64, chain Sum) error {
+		if pos <= after {
+			return nil
+		}
+		c.Removed = append(c.Removed, bytes.Clone(line))
+		touched(line, threads)
+		return nil
+	})
+	if err != nil {
+		return c, fmt.Errorf("cut: %w", err)
+	}
+	if after > start.Position {
+		if _, err := ChainAt(ctx, s, start, after); err != nil {
+			return c, fmt.Errorf("cut: %w", err)
+		}
+	}
+	i := sort.Search(len(firsts), func(i int) bool { return firsts[i] > after })
+	if i > 0 && len(c.Removed) > 0 && firsts[i-1] <= after {
+		// The chunk that holds the position has records after it.
+		holder = firsts[i-1]
+		data, err := s.Get(ctx, chunks[i-1])
+		if err != nil {
+			return c, fmt.Errorf("cut: %w", err)
+		}
+		d, err := decodeChunk(chunks[i-1], data)
+		if err != nil {
+			return c, fmt.Errorf("cut: %w", err)
+		}
+		if d.First+uint64(len(d.lines))-1 > after {
+			keepFirst, prev = d.First, d.Prev
+			for _, l := range d.lines[:after-d.First+1] {
+				keep = append(keep, bytes.Clone(l))
+			}
+			c.Rewrite = chunks[i-1]
+		}
+	}
+	cps, err := checkpointNames(ctx, s)
+	if err != nil {
+		return c, fmt.Errorf("cut: %w", err)
+	}
+	for _, cp := range cps {
+		if cp.position > after {
+			c.Delete = append(c.Delete, cp.name)
+		}
+	}
+	for j := len(chunks) - 1; j >= i; j-- {
+		c.Delete = append(c.Delete, chunks[j])
+	}
+	for t := range threads {
+		c.Threads = append(c.Threads, t)
+	}
+	sort.Strings(c.Threads)
+	if !yes {
+		return c, nil
+	}
+	for _, name := range c.Delete {
+		if err := s.Delete(ctx, name); err != nil {
+			return c, fmt.Errorf("cut: %w", err)
+		}
+	}
+	if c.Rewrite != "" {
+		if err := s.Delete(ctx, c.Rewrite); err != nil {
+			return c, fmt.Errorf("cut: %w", err)
+		}
+		w, err := Write(ctx, s, Chunk{Prev: prev, First: keepFirst, Records: keep})
+		if err != nil {
+			return c, fmt.Errorf("cut: rewrite %s: %w", ChunkName(holder), err)
+		}
+		c.Rewritten = w
+	}
+	c.Done = true
+	return c, nil
+}
+
+// touched adds the value of each "thread" key in a record to threads.
+func touched(line []byte, threads map[string]bool) {
+	var v any
+	if json.Unmarshal(line, &v) != nil {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "thread" {
+					threads[s] = true
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+}
