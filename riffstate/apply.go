@@ -65,7 +65,9 @@ func (r *Riff) apply(rec record.Record) bool {
 	case record.SessionForgotten:
 		return r.forget(c.Session.Who())
 	case record.JoinedThread:
-		r.touch(c.Session, at)
+		if !c.Session.IsPerson() {
+			r.touch(c.Session, at)
+		}
 		t := r.thread(c.Thread)
 		key := c.Session.Who().String()
 		if _, ok := t.Members[key]; ok {
@@ -73,7 +75,9 @@ func (r *Riff) apply(rec record.Record) bool {
 		}
 		t.Members[key] = t.LastSeq
 	case record.LeftThread:
-		r.touch(c.Session, at)
+		if !c.Session.IsPerson() {
+			r.touch(c.Session, at)
+		}
 		t := r.Threads[c.Thread]
 		w := c.Session.Who()
 		if t == nil {
