@@ -1,0 +1,325 @@
+// Command riff-server is the one service of a riff: it holds the live
+// sessions, the threads, the claims, the holds, the leads and the pauses,
+// and keeps each change as a record in one log (memory, a directory with
+// RIFF_DIR, or a Google Cloud Storage bucket).
+//
+// It only wires flags to the libraries: riffengine serves, rifflog keeps
+// the log.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"cloud.google.com/go/storage"
+	"github.com/peterbourgon/ff/v3"
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/como-technologies/riff/rifflog/gcs"
+	"github.com/como-technologies/riff/rifflog/mem"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+// version is the version of this build; a release sets it with
+// -ldflags "-X main.version=1.0.0".
+const defaultVersion = "0.1.0"
+
+func main() {
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer cancel()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// settings are the settings of riff-server: each flag has an env var
+// RIFF_NAME.
+type settings struct {
+	listen             string
+	anywhere           bool
+	dir                string
+	bucket             string
+	checkpointEvery    int
+	checkpointInterval time.Duration
+	leaseWait          time.Duration
+	version            bool
+}
+
+func (s *settings) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.listen, "listen", "127.0.0.1:7878", "the address to listen on (RIFF_LISTEN); a riff with no sign-in listens on loopback only")
+	fs.BoolVar(&s.anywhere, "listen-anywhere", false, "listen on an address that is not loopback, with no sign-in: each program that reaches it can act as any session (RIFF_LISTEN_ANYWHERE)")
+	fs.StringVar(&s.dir, "dir", "", "keep the log and the checkpoints as files in this directory (RIFF_DIR)")
+	fs.StringVar(&s.bucket, "bucket", "", "keep the log and the checkpoints in this Google Cloud Storage bucket (RIFF_BUCKET)")
+	fs.IntVar(&s.checkpointEvery, "checkpoint-every", 1000, "write a checkpoint each N records (RIFF_CHECKPOINT_EVERY)")
+	fs.DurationVar(&s.checkpointInterval, "checkpoint-interval", 60*time.Minute, "write a checkpoint after this time when records came (RIFF_CHECKPOINT_INTERVAL)")
+	fs.DurationVar(&s.leaseWait, "lease-wait", 15*time.Second, "with a directory or a bucket: wait this long after taking the lease, so an old instance stops (RIFF_LEASE_WAIT)")
+	fs.BoolVar(&s.version, "version", false, "print the build and exit")
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var s settings
+	rootFS := flag.NewFlagSet("riff-server", flag.ContinueOnError)
+	s.register(rootFS)
+	var from uint64
+	logFS := flag.NewFlagSet("riff-server log", flag.ContinueOnError)
+	logFS.Uint64Var(&from, "from", 1, "print the records from this position")
+	var after uint64
+	var yes bool
+	cutFS := flag.NewFlagSet("riff-server log cut", flag.ContinueOnError)
+	cutFS.Uint64Var(&after, "after", 0, "keep the records up to this position, and delete each one after it")
+	cutFS.BoolVar(&yes, "yes", false, "delete; without it, the cut only says what it would delete")
+	me := build.FromBuildInfo(versionOf())
+
+	logCmd := &ffcli.Command{
+		Name:       "log",
+		ShortUsage: "riff-server [--dir DIR | --bucket BUCKET] log [--from POSITION]",
+		ShortHelp:  "print the records of the log as text, from a position",
+		FlagSet:    logFS,
+		Subcommands: []*ffcli.Command{
+			{
+				Name:       "verify",
+				ShortUsage: "riff-server log verify",
+				ShortHelp:  "read each chunk and checkpoint from the oldest kept checkpoint, and name each line that does not read",
+				Exec: func(ctx context.Context, _ []string) error {
+					return withStore(ctx, s, func(st rifflog.Store) error { return logVerify(ctx, st, stdout) })
+				},
+			},
+			{
+				Name:       "cut",
+				ShortUsage: "riff-server log cut --after POSITION [--yes]",
+				ShortHelp:  "delete each record after a position (each chunk and checkpoint after it); without --yes, nothing is deleted",
+				FlagSet:    cutFS,
+				Exec: func(ctx context.Context, _ []string) error {
+					return withStore(ctx, s, func(st rifflog.Store) error { return logCut(ctx, st, after, yes, stdout) })
+				},
+			},
+		},
+		Exec: func(ctx context.Context, _ []string) error {
+			return withStore(ctx, s, func(st rifflog.Store) error { return logPrint(ctx, st, from, stdout) })
+		},
+	}
+	root := &ffcli.Command{
+		Name:        "riff-server",
+		ShortUsage:  "riff-server [flags] [log ...]",
+		ShortHelp:   "the service of a riff",
+		LongHelp:    "riff-server keeps the riff: with no flag, in memory on 127.0.0.1:7878.\nEach flag can come from an env var: --dir from RIFF_DIR, --bucket from RIFF_BUCKET, and so on.",
+		FlagSet:     rootFS,
+		Options:     []ff.Option{ff.WithEnvVarPrefix("RIFF")},
+		Subcommands: []*ffcli.Command{logCmd},
+		Exec: func(ctx context.Context, _ []string) error {
+			if s.version {
+				fmt.Fprintf(stdout, "riff-server  %s\n", me.Display())
+				return nil
+			}
+			return serve(ctx, s, me, stderr)
+		},
+	}
+	rootFS.SetOutput(stderr)
+	logFS.SetOutput(stderr)
+	cutFS.SetOutput(stderr)
+	if err := root.ParseAndRun(ctx, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "riff-server: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func versionOf() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return defaultVersion
+}
+
+// newLogger makes the JSON log lines of riff-server: severity, time,
+// message and target.
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) > 0 {
+				return a
+			}
+			switch a.Key {
+			case slog.LevelKey:
+				level, _ := a.Value.Any().(slog.Level)
+				sev := "INFO"
+				switch {
+				case level >= slog.LevelError:
+					sev = "ERROR"
+				case level >= slog.LevelWarn:
+					sev = "WARNING"
+				case level < slog.LevelInfo:
+					sev = "DEBUG"
+				}
+				return slog.String("severity", sev)
+			case slog.MessageKey:
+				return slog.Attr{Key: "message", Value: a.Value}
+			}
+			return a
+		},
+	}))
+}
+
+// openStore opens the store of the settings: a bucket, a directory, or
+// memory. It gives a function that closes it.
+func openStore(ctx context.Context, s settings) (rifflog.Store, string, func(), error) {
+	switch {
+	case s.bucket != "" && s.dir != "":
+		return nil, "", nil, errors.New("give --dir or --bucket, not both")
+	case s.bucket != "":
+		client, err := storage.NewClient(ctx)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("open bucket %s: %w", s.bucket, err)
+		}
+		return gcs.New(client, s.bucket, gcs.Options{}), "bucket " + s.bucket, func() { client.Close() }, nil
+	case s.dir != "":
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return nil, "", nil, fmt.Errorf("open directory %s: %w", s.dir, err)
+		}
+		st, err := dir.Open(s.dir)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return st, "directory " + s.dir, func() {}, nil
+	}
+	return mem.New(), "memory", func() {}, nil
+}
+
+func withStore(ctx context.Context, s settings, fn func(rifflog.Store) error) error {
+	if s.bucket == "" && s.dir == "" {
+		return errors.New("the log tools need --dir (RIFF_DIR) or --bucket (RIFF_BUCKET): a riff in memory keeps no log on disk")
+	}
+	st, _, closeStore, err := openStore(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	return fn(st)
+}
+
+// checkListen refuses an address that is not loopback, unless the person
+// said so: a riff with no sign-in trusts its network.
+func checkListen(addr string, anywhere bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	if anywhere || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give --listen-anywhere to listen there all the same", addr)
+}
+
+// serve runs the server: load, open the port (503 until it serves), take
+// the lease and wait, read what came since, make the riff at the first
+// start, and serve until a stop signal (which settles and writes a last
+// checkpoint) or a lost lease.
+func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
+	log := newLogger(stderr)
+	if err := checkListen(s.listen, s.anywhere); err != nil {
+		return err
+	}
+	st, storeName, closeStore, err := openStore(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	opts := riffstate.Options{Build: me.String()}
+	loaded, err := riffengine.Load(ctx, st, opts)
+	if err != nil {
+		log.Error("riff-server cannot load the log; it does not serve", "target", "start", "error", err.Error())
+		return fmt.Errorf("load: %w", err)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
+		Store: st, StoreName: storeName, Build: me, Logger: log,
+		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
+	})
+	if cp := loaded.Checkpoint; cp != nil {
+		e.SetReplay(loaded.Took, cp.Position, time.UnixMilli(cp.WrittenAtMs), cp.Build)
+	} else {
+		e.SetReplay(loaded.Took, 0, time.Time{}, "")
+	}
+	e.SetServing(false, "riff-server starts")
+	server := riffengine.NewServer(e, riffengine.NoSignIn{})
+	ln, err := net.Listen("tcp", s.listen)
+	if err != nil {
+		e.Close(err)
+		return fmt.Errorf("listen: %w", err)
+	}
+	httpServer := riffengine.HTTPServer(server, log)
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(ln) }()
+	deniedCtx, stopDenied := context.WithCancel(context.Background())
+	deniedDone := make(chan struct{})
+	go func() { defer close(deniedDone); server.RunDenied(deniedCtx) }()
+	defer func() { stopDenied(); <-deniedDone }()
+	log.Info("riff-server listens on http://"+ln.Addr().String(), "target", "start", "store", storeName,
+		"position", loaded.Replayed.Last, "replay_ms", loaded.Took.Milliseconds())
+
+	shutdown := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = httpServer.Shutdown(sctx)
+	}
+	if storeName != "memory" {
+		if err := e.TakeLease(ctx, riffengine.NewInstanceID(), s.leaseWait); err != nil {
+			e.Close(err)
+			shutdown()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("lease: %w", err)
+		}
+	}
+	if err := e.MakeRiff(ctx, riffengine.NewInstanceID()); err != nil {
+		e.Close(err)
+		shutdown()
+		return fmt.Errorf("make the riff: %w", err)
+	}
+	e.SetServing(true, "")
+	log.Info("riff-server serves", "target", "start")
+
+	select {
+	case <-ctx.Done():
+		log.Info("riff-server stops: it writes what waits and a last checkpoint", "target", "start")
+		e.SetServing(false, "riff-server stops")
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := e.Settle(sctx)
+		shutdown()
+		server.FlushDenied()
+		if err != nil {
+			return fmt.Errorf("stop: %w", err)
+		}
+		log.Info("riff-server stopped", "target", "start")
+		return nil
+	case <-e.Done():
+		shutdown()
+		return fmt.Errorf("riff-server stopped: %w", e.Err())
+	case err := <-served:
+		e.Close(err)
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	}
+}
