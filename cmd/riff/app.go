@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/peterbourgon/ff/v3"
+)
+
+// The exit codes of riff.
+const (
+	exitOK = 0
+	// exitFail is a refusal (a held claim too) or a failure.
+	exitFail = 1
+	// exitUsage is a bad command line.
+	exitUsage = 2
+)
+
+// system is what a run of riff gets from its process: the env, the
+// streams, the clock, the directory and the build. Tests give their own.
+type system struct {
+	env      func(string) string
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	getwd    func() (string, error)
+	hostname func() (string, error)
+	build    build.Build
+	loc      *time.Location
+	now      func() time.Time
+	terminal func(io.Writer) (bool, int)
+	// client sets the options of the client; tests shorten the budget.
+	client func(*riffclient.Options)
+}
+
+// globals are the flags of every command.
+type globals struct {
+	server  string
+	color   string
+	session string
+}
+
+// register adds the flags of every command to fs, each that fs does not
+// name itself (release and lead own their --session).
+func (g *globals) register(fs *flag.FlagSet) {
+	add := func(p *string, name, usage string) {
+		if fs.Lookup(name) == nil {
+			fs.StringVar(p, name, *p, usage)
+		}
+	}
+	add(&g.server, "server", "the riff to use: URL, HOST or HOST:PORT (see riff help server)")
+	add(&g.color, "color", "color: auto, always or never")
+	add(&g.session, "session", "the session ID that makes the call (default $RIFF_SESSION)")
+}
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// cli is one run of riff: the system, the flags, and what it made from
+// them.
+type cli struct {
+	*system
+	g      globals
+	out    *printer
+	errOut *printer
+	client *riffclient.Client
+	// serverFrom says where the server choice comes from.
+	serverFrom string
+}
+
+func (s *system) run(ctx context.Context, args []string) int {
+	c := &cli{system: s}
+	err := c.dispatch(ctx, args)
+	return c.finish(err)
+}
+
+// finish prints an error in the words of the guide and gives the exit
+// code. No Go error text reaches the person.
+func (c *cli) finish(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if errors.Is(err, errSilent) {
+		return exitFail
+	}
+	errw := c.stderr
+	var usage *usageError
+	var refused *wire.Refused
+	var mismatch *riffclient.MismatchError
+	switch {
+	case errors.As(err, &usage):
+		fmt.Fprintf(errw, "Error: %s\n", clean(usage.msg))
+		fmt.Fprintln(errw, "Run riff --help for the commands, or riff help COMMAND.")
+		return exitUsage
+	case errors.As(err, &refused):
+		fmt.Fprintf(errw, "Error: %s\n", clean(refused.Reason))
+		return exitFail
+	case errors.As(err, &mismatch):
+		fmt.Fprintln(errw, c.paintErr(red, clean(mismatch.Text)))
+		return exitFail
+	case errors.Is(err, context.Canceled):
+		return 130
+	}
+	fmt.Fprintf(errw, "Error: %s\n", c.words(err))
+	return exitFail
+}
+
+// words gives the text of an error for a person.
+func (c *cli) words(err error) string {
+	var reach *riffclient.ReachError
+	var noReply *riffclient.NoReplyError
+	var reply *riffclient.ReplyError
+	var where *whereError
+	var gitErr *gitError
+	var nameErr *name.Error
+	var known *knownError
+	switch {
+	case errors.As(err, &reach):
+		return reach.Error()
+	case errors.As(err, &noReply):
+		return noReply.Error()
+	case errors.As(err, &reply):
+		return clean(reply.Error())
+	case errors.As(err, &where):
+		return where.Error()
+	case errors.As(err, &gitErr):
+		return gitErr.Error()
+	case errors.As(err, &nameErr):
+		return clean(nameErr.Error())
+	case errors.As(err, &known):
+		return clean(known.Error())
+	}
+	server := riffclient.DefaultServer
+	if c.client != nil {
+		server = c.client.Server().String()
+	}
+	return fmt.Sprintf("riff cannot use the reply of riff-server at %s. Run riff server to see its build", server)
+}
+
+// knownError is an error whose text is for a person.
+type knownError struct{ msg string }
+
+func (e *knownError) Error() string { return e.msg }
+
+func knownf(format string, args ...any) error { return &knownError{msg: fmt.Sprintf(format, args...)} }
+
+// paintErr colors a line of stderr.
+func (c *cli) paintErr(code, s string) string {
+	if c.errOut == nil {
+		return s
+	}
+	return c.errOut.paint(code, s)
+}
+
+// parse parses the flags of one command. With interspersed, flags may
+// follow the arguments; else the first argument ends the flags, so a
+// text may hold a word that starts with -.
+func (c *cli) parse(fs *flag.FlagSet, args []string, interspersed bool) ([]string, error) {
+	c.g.register(fs)
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := ff.Parse(fs, args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.help(fs.Name())
+				return nil, flag.ErrHelp
+			}
+			return nil, usagef("riff %s: %s", fs.Name(), strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if !interspersed {
+			pos = append(pos, args...)
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, c.setup()
+}
+
+// setup reads the global flags and their env: the output, the server.
+func (c *cli) setup() error {
+	color := c.g.color
+	if color == "" {
+		color = "auto"
+	}
+	tty, width := c.terminal(c.stdout)
+	errTTY, _ := c.terminal(c.stderr)
+	if !tty {
+		width = 80
+	}
+	var on, errOn bool
+	switch color {
+	case "always":
+		on, errOn = true, true
+	case "never":
+	case "auto":
+		noColor := c.env("NO_COLOR") != ""
+		on, errOn = tty && !noColor, errTTY && !noColor
+	default:
+		return usagef("--color is auto, always or never, not %q", color)
+	}
+	c.out = &printer{w: c.stdout, color: on, width: width}
+	c.errOut = &printer{w: c.stderr, color: errOn, width: width}
+
+	server, from := c.g.server, "from --server"
+	if server == "" {
+		server, from = c.env("RIFF_SERVER"), "from RIFF_SERVER"
+	}
+	if server == "" {
+		server, from = riffclient.DefaultServer, "the riff of this machine"
+	}
+	u, err := riffclient.ParseServer(server)
+	if err != nil {
+		msg := err.Error()
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			msg = rest
+		}
+		return knownf("riff cannot use the server %q: %s. See riff help server", server, msg)
+	}
+	c.serverFrom = from
+	opts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
+	if c.system.client != nil {
+		c.system.client(&opts)
+	}
+	c.client = riffclient.New(u, opts)
+	return nil
+}
+
+// noteWriter writes the lines of the client to stderr: the wait line, and
+// the note of different builds in yellow.
+type noteWriter struct{ c *cli }
+
+func (n *noteWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if strings.HasPrefix(line, "riff:") {
+			line = n.c.paintErr(yellow, line)
+		}
+		fmt.Fprintln(n.c.stderr, line)
+	}
+	return len(p), nil
+}
+
+// me gives the URI of the caller: the session of --session or
+// RIFF_SESSION, else the person, at the place of the working directory.
+func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
+	user := c.env("USER")
+	if err := name.CheckUser(user); err != nil {
+		return name.SessionURI{}, knownf("riff cannot tell who you are: $USER is %q. Set USER to your user name", user)
+	}
+	host, err := c.hostname()
+	if err != nil {
+		return name.SessionURI{}, knownf("riff cannot read the name of this host")
+	}
+	host, _, _ = strings.Cut(host, ".")
+	if name.CheckHost(host) != nil {
+		host = safeWord(host)
+	}
+	dir, err := c.workDir()
+	if err != nil {
+		return name.SessionURI{}, err
+	}
+	p, err := findPlace(ctx, dir)
+	if err != nil {
+		return name.SessionURI{}, err
+	}
+	u := name.SessionURI{User: user, Host: host, Worktree: p.worktree}
+	session := c.g.session
+	if session == "" {
+		session = c.env("RIFF_SESSION")
+	}
+	if session != "" {
+		if err := name.CheckSessionID(session); err != nil {
+			return name.SessionURI{}, knownf("the session ID %q is not a session ID: %s", session, err)
+		}
+		u.Session = session
+		u.Repo = p.repo
+		return u, nil
+	}
+	if p.repo.InGit() {
+		u.Repo = p.repo
+	} else {
+		u.Worktree = ""
+	}
+	return u, nil
+}
+
+// serverURL gives the URL of the server as the person named it.
+func (c *cli) serverURL() *url.URL { return c.client.Server() }

@@ -1,0 +1,60 @@
+// Command riff is the command line of a person and of a session: it
+// talks to riff-server with riffclient and shows the replies as the
+// guide shows them.
+//
+// It holds flags, identity (the user, the host and the place from git)
+// and output only. It decides no rule of the riff: the server does.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/build"
+	"golang.org/x/term"
+)
+
+// version is the version of this build; the release build sets it with
+// -ldflags "-X main.version=0.4.3". It is only read.
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs one riff command and gives its exit code.
+func run(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := &system{
+		env:      env,
+		stdin:    stdin,
+		stdout:   stdout,
+		stderr:   stderr,
+		getwd:    os.Getwd,
+		hostname: os.Hostname,
+		build:    build.FromBuildInfo(version),
+		loc:      time.Local,
+		now:      time.Now,
+		terminal: isTerminal,
+	}
+	return s.run(ctx, args)
+}
+
+// isTerminal says whether w is a terminal, and its width.
+func isTerminal(w io.Writer) (bool, int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false, 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width <= 0 {
+		width = 80
+	}
+	return true, width
+}
