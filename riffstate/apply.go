@@ -17,8 +17,9 @@ import (
 // The places where apply reads the riff: the session of a record (to
 // update its place and its life cycle), the holder of a claim (a claim of
 // a held item, a release by another holder), the last seq of a thread (a
-// post at or below it), the members of a thread (a join), and the sides
-// of the direct threads at a forget.
+// post at or below it), the members of a thread (a join, and the join
+// marks of the old lead at a lead_set), and the sides of the direct
+// threads at a forget.
 func Apply(r *Riff, rec record.Record) (took bool) {
 	if rec.Position > r.Position {
 		r.Position = rec.Position
@@ -140,6 +141,9 @@ func (r *Riff) apply(rec record.Record) bool {
 		}
 		r.touch(c.Session, at)
 		r.Leads[leadKey(c.Session.User, repo)] = c.Session.Who()
+		if c.Old != nil {
+			r.takeJoinMarks(c.Session.Who(), *c.Old)
+		}
 	case record.PauseSet:
 		info := &PauseInfo{By: rec.By, AtMs: at}
 		if rec.Command == "make_riff" {
@@ -191,6 +195,21 @@ func (r *Riff) apply(rec record.Record) bool {
 		return r.People.apply(rec)
 	}
 	return true
+}
+
+// takeJoinMarks gives the new lead the join marks of the old lead in
+// each thread that both joined, when they are older: the new lead takes
+// the read marks of the old one (the presence copies the read cursors in
+// [Presence.Applied]), so a join after the old lead's read does not hide
+// the messages that the old lead did not read.
+func (r *Riff) takeJoinMarks(lead, old name.Who) {
+	for _, t := range r.Threads {
+		mine, ok := t.Members[lead.String()]
+		theirs, both := t.Members[old.String()]
+		if ok && both && theirs < mine {
+			t.Members[lead.String()] = theirs
+		}
+	}
 }
 
 // touch gives the session of u, made Ready when the riff does not know

@@ -15,8 +15,8 @@ func TestAClaimOfAFreeItemIsGranted(t *testing.T) {
 }
 
 func TestAClaimOfAHeldItemIsRefusedAsHeld(t *testing.T) {
-	given(t, member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7")).
-		when("bob/wrk1", claim("", "issue-7")).
+	given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7")).
+		when("bob/bwk1", claim("", "issue-7")).
 		thenReason(wire.Held, "issue-7 is held by ann@pangolin:repo (wrk1)")
 }
 
@@ -70,10 +70,10 @@ func TestAClaimInANewRiffIsRefusedAsPaused(t *testing.T) {
 }
 
 func TestAClaimInAPausedRepositoryNamesThePauseAndWhoSetIt(t *testing.T) {
-	given(t, member("ann/wrk1", true), member("bob/lead", false),
-		pauseRec("bob/lead", record.RepoScope(repo), record.Paused)).
+	given(t, member("ann/wrk1", true), member("bob/blead", false),
+		pauseRec("bob/blead", record.RepoScope(repo), record.Paused)).
 		when("ann/wrk1", claim("", "issue-7")).
-		thenReason(wire.Paused, "o/repo is paused (by the session bob/lead)", "riff resume")
+		thenReason(wire.Paused, "o/repo is paused (by the session bob/blead)", "riff resume")
 }
 
 func TestAClaimInAPausedRiffNamesWhoSetIt(t *testing.T) {
@@ -165,31 +165,31 @@ func TestAClaimThatGoesAnotherWayLeavesAWorkerReady(t *testing.T) {
 }
 
 func TestTheClaimOfAStoppedHolderReleasesItFirst(t *testing.T) {
-	given(t, member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7")).
+	given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7")).
 		stopped("ann/wrk1", 5*minute).
-		when("bob/wrk1", claim("", "issue-7")).
-		then(released("ann/wrk1", repo, "issue-7", false), claimed("bob/wrk1", repo, "issue-7"))
+		when("bob/bwk1", claim("", "issue-7")).
+		then(released("ann/wrk1", repo, "issue-7", false), claimed("bob/bwk1", repo, "issue-7"))
 }
 
 func TestTheClaimOfAHolderThatStoppedLessThan5MinutesAgoIsRefused(t *testing.T) {
-	given(t, member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7")).
+	given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7")).
 		stopped("ann/wrk1", 5*minute-1).
-		when("bob/wrk1", claim("", "issue-7")).
+		when("bob/bwk1", claim("", "issue-7")).
 		thenRefused(wire.Held)
 }
 
 func TestTheClaimOfAnEndedHolderReleasesItFirst(t *testing.T) {
-	given(t, member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7")).
+	given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7")).
 		ended("ann/wrk1").
-		when("bob/wrk1", claim("", "issue-7")).
-		then(released("ann/wrk1", repo, "issue-7", false), claimed("bob/wrk1", repo, "issue-7"))
+		when("bob/bwk1", claim("", "issue-7")).
+		then(released("ann/wrk1", repo, "issue-7", false), claimed("bob/bwk1", repo, "issue-7"))
 }
 
 func TestAfterALoadAHolderHas5MinutesToCallAgain(t *testing.T) {
 	f := New(Options{})
-	f.Replay(numbered(recs(member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7")), 1)...)
+	f.Replay(numbered(recs(member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7")), 1)...)
 	f.Loaded(Now{Ms: t0 + day})
-	bob := CallerOf(uri("bob/wrk1"))
+	bob := CallerOf(uri("bob/bwk1"))
 	if _, err := Check(f, Claim{Claim: wire.Claim{Item: "issue-7"}}, bob, Now{Ms: t0 + day + 4*minute}); err == nil {
 		t.Error("a claim 4 minutes after the load took the item of a session that may still call")
 	}
@@ -200,9 +200,9 @@ func TestAfterALoadAHolderHas5MinutesToCallAgain(t *testing.T) {
 }
 
 func TestAReleaseOfAnItemThatTheCallerDoesNotHoldIsRefused(t *testing.T) {
-	f := given(t, member("ann/wrk1", true), member("bob/wrk1", true), claimRec("ann/wrk1", repo, "issue-7"))
-	f.when("bob/wrk1", release("", "issue-7")).thenReason(wire.NotHolder, "ann@pangolin:repo (wrk1) holds it")
-	f.when("bob/wrk1", release("", "issue-9")).thenReason(wire.NotHolder, "nobody holds it")
+	f := given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7"))
+	f.when("bob/bwk1", release("", "issue-7")).thenReason(wire.NotHolder, "ann@pangolin:repo (wrk1) holds it")
+	f.when("bob/bwk1", release("", "issue-9")).thenReason(wire.NotHolder, "nobody holds it")
 }
 
 func TestAPersonCanClaimAndRelease(t *testing.T) {
@@ -269,9 +269,9 @@ func TestOnlyTheLeadReleasesForAnotherSessionOfItsUser(t *testing.T) {
 }
 
 func TestALeadReleasesForOnlyTheSessionsOfItsUser(t *testing.T) {
-	given(t, member("ann/lead", false), member("bob/wrk1", true), leadRec("ann", "ann/lead", repo),
-		claimRec("bob/wrk1", repo, "issue-12")).
-		when("ann/lead", releaseFor("", "issue-12", "wrk1")).
+	given(t, member("ann/lead", false), member("bob/bwk1", true), leadRec("ann", "ann/lead", repo),
+		claimRec("bob/bwk1", repo, "issue-12")).
+		when("ann/lead", releaseFor("", "issue-12", "bwk1")).
 		thenRefused(wire.OtherUser)
 }
 

@@ -2,6 +2,7 @@ package riffstate
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
@@ -113,14 +114,20 @@ func (s *State) Knows(c Caller) bool {
 }
 
 // Check runs the steps of a command that need the lock: the signal
-// Called of a known caller, permits, handle, and the signal of the
-// command. It gives the changes, or the refusal as *wire.Refused.
+// Called of a known caller, the refusal of a command of the people in a
+// riff with no sign-in (no_sign_in), permits, handle, and the signal of
+// the command. It gives the changes, or the refusal as *wire.Refused.
 func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) {
 	c = s.Caller(c)
 	if c.Class == record.ClassSession || c.Class == record.ClassPerson {
 		if s.Knows(c) {
 			Called{Place: c.URI.Place()}.Set(s.presence, c.Who(), now)
 		}
+	}
+	// A riff with no sign-in has no people: each command of the group
+	// people is refused there, before permits, with no_sign_in.
+	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
+		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
 	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
 		return Handled{}, err
