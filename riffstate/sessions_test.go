@@ -105,7 +105,7 @@ func TestForgetReleasesEachClaimThenForgetsTheSession(t *testing.T) {
 }
 
 func TestForgetRefusesASessionWithASignOfLifeInTheLast30Days(t *testing.T) {
-	given(t, member("ann/wrk1", true)).after(30*day-1).whenServer(forget("ann/wrk1")).thenRefused(wire.BadRequest)
+	given(t, member("ann/wrk1", true)).after(30*day - 1).whenServer(forget("ann/wrk1")).thenRefused(wire.BadRequest)
 }
 
 func TestOnlyTheServerForgetsASession(t *testing.T) {
