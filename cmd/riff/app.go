@@ -272,9 +272,13 @@ func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
 	if err := name.CheckUser(user); err != nil {
 		return name.SessionURI{}, knownf("riff cannot tell who you are: $USER is %q. Set USER to your user name", user)
 	}
-	host, err := c.hostname()
-	if err != nil {
-		return name.SessionURI{}, knownf("riff cannot read the name of this host")
+	host := c.env("RIFF_HOST")
+	if host == "" {
+		h, err := c.hostname()
+		if err != nil {
+			return name.SessionURI{}, knownf("riff cannot read the name of this host. Set RIFF_HOST to it")
+		}
+		host = h
 	}
 	host, _, _ = strings.Cut(host, ".")
 	if name.CheckHost(host) != nil {

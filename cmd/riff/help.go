@@ -33,6 +33,7 @@ func (c *cli) usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Each command takes --server (the riff to use; see riff help server), --color and --session.")
 	fmt.Fprintln(w, "riff help COMMAND shows the full text of a command. riff --version shows the build.")
+	fmt.Fprintln(w, "Env: RIFF_SERVER, RIFF_SESSION, NO_COLOR, and RIFF_HOST (the name of this host; default: its host name).")
 }
 
 // commandOrder is the order of the commands under their headings.

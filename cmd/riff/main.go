@@ -18,9 +18,13 @@ import (
 	"golang.org/x/term"
 )
 
-// version is the version of this build; the release build sets it with
-// -ldflags "-X main.version=0.4.3". It is only read.
+// version is the version of this build; a release sets it with
+// -ldflags "-X main.version=1.0.0". It is only read.
 var version = ""
+
+// defaultVersion is the version of a build with no -ldflags: the version
+// of riff-server in the same tree.
+const defaultVersion = "0.1.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -38,7 +42,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 		stderr:   stderr,
 		getwd:    os.Getwd,
 		hostname: os.Hostname,
-		build:    build.FromBuildInfo(version),
+		build:    build.FromBuildInfo(versionOf()),
 		loc:      time.Local,
 		now:      time.Now,
 		terminal: isTerminal,
@@ -57,4 +61,12 @@ func isTerminal(w io.Writer) (bool, int) {
 		width = 80
 	}
 	return true, width
+}
+
+// versionOf gives the version that -ldflags set, or defaultVersion.
+func versionOf() string {
+	if version != "" {
+		return version
+	}
+	return defaultVersion
 }
