@@ -1,0 +1,160 @@
+package rifflog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/mem"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLoadCheckpointFallsBack(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New()
+	ws := writeLog(t, s, 2, 2, 2)
+	for i, w := range ws {
+		if _, err := rifflog.WriteCheckpoint(ctx, s, rifflog.CheckpointAt(w, int64(1790000000000+i), "1.0.0", []byte(fmt.Sprintf(`{"i":%d}`, i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The newest does not read: a flipped byte.
+	newest := rifflog.CheckpointName(6, 1790000000002)
+	data, _ := s.Get(ctx, newest)
+	data[len(data)-4] ^= 1
+	s.Delete(ctx, newest)
+	s.Put(ctx, newest, data)
+	l, err := rifflog.LoadCheckpoint(ctx, s, nil)
+	if err != nil || l.Checkpoint.Position != 4 || len(l.Failed) != 1 {
+		t.Fatalf("LoadCheckpoint = %+v, %v; want the one at 4 and one failure", l, err)
+	}
+	// A state that the caller cannot decode counts as not read too.
+	l, err = rifflog.LoadCheckpoint(ctx, s, func(c rifflog.Checkpoint) error {
+		if c.Position == 4 {
+			return errors.New("state does not decode")
+		}
+		return nil
+	})
+	if err != nil || l.Checkpoint.Position != 2 {
+		t.Fatalf("LoadCheckpoint = %+v, %v; want the one at 2", l, err)
+	}
+	got, _, err := replayAll(s, l.Checkpoint.From())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(span(3, 6), got); diff != "" {
+		t.Errorf("Replay from the checkpoint (-want +got):\n%s", diff)
+	}
+	if _, err := rifflog.LoadCheckpoint(ctx, mem.New(), nil); !errors.Is(err, rifflog.ErrNoCheckpoint) {
+		t.Errorf("LoadCheckpoint of an empty store = %v; want ErrNoCheckpoint", err)
+	}
+}
+
+func TestMayCheckpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		build, newest          string
+		firstSkipped, position uint64
+		want                   bool
+	}{
+		{"no newest", "1.0.0", "", 0, 10, true},
+		{"same build", "1.0.0", "1.0.0", 0, 10, true},
+		{"older newest", "1.2.0", "1.1.9", 0, 10, true},
+		{"later newest", "1.0.0", "1.0.1", 0, 10, false},
+		{"later major", "1.9.9", "v2.0.0", 0, 10, false},
+		{"before the skipped record", "1.0.0", "", 11, 10, true},
+		{"at the skipped record", "1.0.0", "", 10, 10, false},
+		{"a newest build that does not read", "1.0.0", "x", 0, 10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := rifflog.MayCheckpoint(tc.build, tc.newest, tc.firstSkipped, tc.position)
+			if got != tc.want || (got == (why != "")) {
+				t.Errorf("MayCheckpoint = %v, %q; want %v", got, why, tc.want)
+			}
+		})
+	}
+}
+
+// TestKeepRuleOver60Days writes checkpoints for 60 days (a few each
+// day, some days none) and prunes each day: the kept set is the last 3
+// and the newest of each of the last 30 days, a replay works from each
+// kept checkpoint, and no chunk that a kept checkpoint needs is gone.
+func TestKeepRuleOver60Days(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New()
+	rng := rand.New(rand.NewPCG(3, 4))
+	day0 := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	var r rifflog.Replayed
+	type cp struct {
+		name string
+		at   time.Time
+	}
+	var all []cp
+	for day := range 60 {
+		for range rng.IntN(4) {
+			at := day0.AddDate(0, 0, day).Add(time.Duration(rng.IntN(86400)) * time.Second)
+			w, err := rifflog.Write(ctx, s, r.Next(records(r.Last+1, 1+rng.IntN(5))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Last, r.Chain = w.Last(), w.Chain()
+			if at.Before(day0.AddDate(0, 0, day)) || (len(all) > 0 && !at.After(all[len(all)-1].at)) {
+				at = all[len(all)-1].at.Add(time.Second)
+			}
+			name, err := rifflog.WriteCheckpoint(ctx, s, rifflog.CheckpointAt(w, at.UnixMilli(), "1.0.0", []byte(`{}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, cp{name, at})
+		}
+		now := day0.AddDate(0, 0, day).Add(23 * time.Hour)
+		if _, err := rifflog.Prune(ctx, s, now); err != nil {
+			t.Fatalf("day %d: Prune = %v", day, err)
+		}
+		// The model of the keep rule.
+		var want []string
+		seen := map[string]bool{}
+		for i := len(all) - 1; i >= 0; i-- {
+			d := all[i].at.Format(time.DateOnly)
+			inWindow := !all[i].at.Before(now.Truncate(24*time.Hour).AddDate(0, 0, -29))
+			if i >= len(all)-3 || (inWindow && !seen[d]) {
+				want = append(want, all[i].name)
+			}
+			seen[d] = true
+		}
+		sort.Strings(want)
+		got, _ := s.List(ctx, "checkpoint/")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("day %d: kept checkpoints (-want +got):\n%s", day, diff)
+		}
+		for _, name := range got {
+			c, err := rifflog.ReadCheckpoint(ctx, s, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rifflog.Replay(ctx, s, c.From(), func([]byte, uint64) error { return nil }); err != nil {
+				t.Fatalf("day %d: Replay from %s = %v", day, name, err)
+			}
+		}
+	}
+	if names, _ := s.List(ctx, "log/"); len(names) == 0 {
+		t.Fatalf("no chunk left")
+	} else if first, _ := rifflog.ParseChunkName(names[0]); first == 1 {
+		t.Errorf("after 60 days the first chunk is still there; want old chunks deleted")
+	}
+}
+
+// TestFencing runs an old instance and a new one that takes the lease
+// over 150 generated interleavings of their store calls: the old one
+// acknowledges no chunk whose check came after the take, every
+// acknowledged chunk is in the log, and the log never forks.
+func TestFencing(t *testing.T) {
+	for seed := range uint64(150) {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) { fencing(t, seed) })
+	}
+}
