@@ -46,9 +46,9 @@ func (v View) Who(c Caller, all bool, now Now) wire.WhoReply {
 	}
 	switch scope, info, paused := v.Paused(c.URI.Place()); {
 	case paused && scope == "the riff":
-		reply.Act = "The riff is paused" + byClause(info) + ": nobody can claim. Resume it with `riff resume --riff` when the sessions may work."
+		reply.Act = "The riff is paused: nobody can claim. Run riff resume --riff."
 	case paused:
-		reply.Act = scope + " is paused" + byClause(info) + ": nobody can claim there. Resume it with `riff resume`."
+		reply.Act = scope + " is paused" + byClause(info) + ": nobody can claim there. Run riff resume."
 	}
 	return reply
 }
