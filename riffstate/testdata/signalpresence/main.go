@@ -1,0 +1,17 @@
+// Command signalpresence is the twin of signalriff: it differs only in
+// the value that the last signal gets, the presence, and it compiles.
+// TestASignalCannotReachTheRiff builds both.
+package main
+
+import (
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+func main() {
+	mike := name.Who{User: "mike", Session: "a6cf"}
+	presence, riff := riffstate.NewPresence(), riffstate.NewRiff()
+	riffstate.Place{Place: name.Place{Host: "pangolin", Repo: "como-technologies/riff"}}.Set(presence, mike, riffstate.Now{Ms: 1})
+	riffstate.Alive{Activity: "works"}.Set(presence, mike, riffstate.Now{Ms: 2})
+	_ = riff
+}
