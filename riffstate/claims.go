@@ -73,6 +73,10 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 
 func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
 	n, _ := d.Note.(claimNote)
+	if n.thread == "" {
+		// A kept call after a start has the default note.
+		n.thread, _ = v.threadOf(c, cl.Thread, now)
+	}
 	return wire.ClaimReply{
 		Holder:  v.uriOf(c, now),
 		Warning: n.warning,
@@ -138,6 +142,14 @@ func (rl Release) Handle(c Caller, v View, now Now) (Handled, error) {
 
 func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
 	n, _ := d.Note.(releaseNote)
+	if n.thread == "" {
+		n.thread, _ = v.threadOf(c, rl.Thread, now)
+		for _, rec := range d.Made {
+			if r, ok := rec.Change.(record.Released); ok {
+				n.mustClear = r.MustClear
+			}
+		}
+	}
 	text := fmt.Sprintf("You released %s in %s.", rl.Item, n.thread.For(c.Who()))
 	if n.mustClear {
 		text += " riff clears your context when your turn ends."

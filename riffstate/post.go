@@ -94,6 +94,11 @@ func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 
 func (Post) Reply(c Caller, v View, d Done, now Now) wire.PostReply {
 	n, _ := d.Note.(postNote)
+	for _, rec := range d.Made {
+		if posted, ok := rec.Change.(record.Posted); ok && n.thread == "" {
+			n.thread, n.seq = posted.Thread, posted.Seq
+		}
+	}
 	reply := wire.PostReply{Thread: n.thread.For(c.Who()), Seq: n.seq, Unmatched: n.unmatched, Dropped: n.dropped}
 	for _, rec := range d.Made {
 		if posted, ok := rec.Change.(record.Posted); ok {

@@ -109,8 +109,7 @@ func (st Start) Handle(c Caller, v View, now Now) (Handled, error) {
 }
 
 func (Start) Reply(c Caller, v View, d Done, now Now) wire.StartReply {
-	items, _ := d.Note.([]name.Item)
-	return wire.StartReply{URI: v.uriOf(c, now), Released: items}
+	return wire.StartReply{URI: v.uriOf(c, now), Released: releasedItems(d)}
 }
 
 func (Start) Signal(c Caller) Signal { return Place{Place: c.URI.Place()} }
@@ -137,8 +136,7 @@ func (End) Handle(c Caller, v View, now Now) (Handled, error) {
 }
 
 func (End) Reply(c Caller, v View, d Done, now Now) wire.EndReply {
-	items, _ := d.Note.([]name.Item)
-	return wire.EndReply{Released: items}
+	return wire.EndReply{Released: releasedItems(d)}
 }
 
 func (End) Signal(Caller) Signal { return Ended{} }
@@ -310,6 +308,17 @@ func (a Announce) Handle(c Caller, v View, now Now) (Handled, error) {
 }
 
 func (Announce) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
+
+// releasedItems gives the items that the records of a command released.
+func releasedItems(d Done) []name.Item {
+	var items []name.Item
+	for _, rec := range d.Made {
+		if r, ok := rec.Change.(record.Released); ok {
+			items = append(items, r.Item)
+		}
+	}
+	return items
+}
 
 func joinItems(items []name.Item) string {
 	parts := make([]string, len(items))
