@@ -129,6 +129,9 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) 
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
+	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
+		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
+	}
 	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
 		return Handled{}, err
 	}
