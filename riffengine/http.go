@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
@@ -113,7 +114,7 @@ func (s *Server) routes() {
 			return nil, err
 		}
 		return riffstate.StatusSet{Text: q.Text}, nil
-	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now) wire.TextReply {
+	}, nil, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, _ string) wire.TextReply {
 		return wire.TextReply{Text: "Your status is set."}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Blocked) (riffstate.Signal, error) {
@@ -121,8 +122,10 @@ func (s *Server) routes() {
 			return nil, err
 		}
 		return riffstate.BlockedSet{Reason: q.Reason}, nil
-	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now) wire.TextReply {
-		return wire.TextReply{Text: "You are blocked. A message that wakes you is the answer."}
+	}, func(v riffstate.View, c riffstate.Caller, q wire.Blocked) string {
+		return "blocked: " + q.Reason
+	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) wire.TextReply {
+		return wire.TextReply{Text: strings.TrimSpace("You are blocked. A message that wakes you is the answer. " + told)}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Step) (riffstate.Signal, error) {
 		n := 0
@@ -138,18 +141,27 @@ func (s *Server) routes() {
 			return nil, err
 		}
 		return riffstate.StepChange{Start: q.Start, Done: q.Done, Fail: q.Fail}, nil
-	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now) wire.TextReply {
-		return wire.TextReply{Text: "Your step is set."}
+	}, func(v riffstate.View, c riffstate.Caller, q wire.Step) string {
+		if q.Fail == "" {
+			return ""
+		}
+		step := "step"
+		if l := v.Presence().Live(c.Who()); l != nil && l.Step != nil {
+			step = l.Step.Name
+		}
+		return "step failed: " + step + ": " + q.Fail
+	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) wire.TextReply {
+		return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + told)}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Alive) (riffstate.Signal, error) {
 		return riffstate.Alive{Activity: q.Activity, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
-	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now) wire.AliveReply {
+	}, nil, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, _ string) wire.AliveReply {
 		s := v.Riff().Session(c.Who())
 		return wire.AliveReply{Clear: s != nil && s.Life == riffstate.MustClear}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Move) (riffstate.Signal, error) {
 		return riffstate.Place{Place: c.URI.Place()}, nil
-	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now) wire.RegisterReply {
+	}, nil, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, _ string) wire.RegisterReply {
 		reply := wire.RegisterReply{URI: c.URI}
 		if s := v.Riff().Session(c.Who()); s != nil {
 			reply.URI = v.Marked(s, now)
@@ -344,7 +356,13 @@ func query[Q asked[R], R any](s *Server, fn func(v riffstate.View, c riffstate.C
 }
 
 // signal makes the route of a signal: it changes only the presence.
-func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (riffstate.Signal, error), reply func(v riffstate.View, c riffstate.Caller, now riffstate.Now) R) {
+// tell, when not nil, gives the text of a message to the lead of the
+// caller's user that the call sends after the signal, as a post of the
+// caller through the one path (a block and a failed step wake the
+// lead); told is what became of it, for the reply.
+func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (riffstate.Signal, error),
+	tell func(v riffstate.View, c riffstate.Caller, q Q) string,
+	reply func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) R) {
 	var zero Q
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
 		q, proof, ok := decode[Q](s, w, r)
@@ -360,8 +378,27 @@ func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (ri
 			s.fail(w, err)
 			return
 		}
+		told := ""
+		if tell != nil {
+			var text string
+			s.e.View(func(v riffstate.View, now riffstate.Now) { text = tell(v, s.e.state.Caller(proof.caller), q) })
+			if text != "" {
+				post := riffstate.Post{Post: wire.Post{Me: proof.caller.URI, Tell: "lead", Body: text}}
+				_, err := Dispatch[riffstate.Post, wire.PostReply](r.Context(), s.e, Authenticate(Proof{caller: proof.caller}, post))
+				var refused *wire.Refused
+				switch {
+				case err == nil:
+					told = "Your lead got a message."
+				case errors.As(err, &refused):
+					told = refused.Reason + "."
+				default:
+					s.fail(w, err)
+					return
+				}
+			}
+		}
 		var out R
-		s.e.View(func(v riffstate.View, now riffstate.Now) { out = reply(v, s.e.state.Caller(proof.caller), now) })
+		s.e.View(func(v riffstate.View, now riffstate.Now) { out = reply(v, s.e.state.Caller(proof.caller), now, told) })
 		writeJSON(w, out)
 	})
 }
