@@ -125,7 +125,13 @@ func (s *Server) routes() {
 	}, func(v riffstate.View, c riffstate.Caller, q wire.Blocked) string {
 		return "blocked: " + q.Reason
 	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) wire.TextReply {
-		return wire.TextReply{Text: strings.TrimSpace("You are blocked. A message that wakes you is the answer. " + told)}
+		switch {
+		case told == "":
+			return wire.TextReply{Text: "Blocked. A message that wakes you is the answer."}
+		case strings.HasPrefix(told, "Your lead"):
+			return wire.TextReply{Text: "Blocked. " + told + " a message that wakes you is the answer."}
+		}
+		return wire.TextReply{Text: "Blocked. " + told}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Step) (riffstate.Signal, error) {
 		n := 0
@@ -151,7 +157,7 @@ func (s *Server) routes() {
 		}
 		return "step failed: " + step + ": " + q.Fail
 	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) wire.TextReply {
-		return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + told)}
+		return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + strings.TrimSuffix(told, ";"))}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Alive) (riffstate.Signal, error) {
 		return riffstate.Alive{Activity: q.Activity, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
@@ -388,7 +394,7 @@ func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (ri
 				var refused *wire.Refused
 				switch {
 				case err == nil:
-					told = "Your lead got a message."
+					told = "Your lead got a message;"
 				case errors.As(err, &refused):
 					told = refused.Reason + "."
 				default:
