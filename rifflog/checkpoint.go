@@ -48,11 +48,13 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	if c.WrittenAtMs < 0 || !json.Valid(c.State) {
 		return "", fmt.Errorf("write %s: bad time or state: %w", name, ErrInvalid)
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, c.State); err != nil {
+	// The state as json.Marshal writes it in the object (compact, with
+	// <, >, &, U+2028 and U+2029 escaped): its sum is of those bytes.
+	state, err := json.Marshal(c.State)
+	if err != nil {
 		return "", fmt.Errorf("write %s: %w", name, err)
 	}
-	c.State = compact.Bytes()
+	c.State = state
 	c.StateSum = sha256.Sum256(c.State)
 	data, err := json.Marshal(c)
 	if err != nil {

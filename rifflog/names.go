@@ -63,8 +63,8 @@ func ParseCheckpointName(name string) (position uint64, atMs int64, ok bool) {
 		return 0, 0, false
 	}
 	atMs, err = strconv.ParseInt(t, 10, 64)
-	if err != nil || atMs < 0 {
-		return 0, 0, false
+	if err != nil || atMs < 0 || strconv.FormatInt(atMs, 10) != t {
+		return 0, 0, false // a sign or a leading zero: not a name CheckpointName gives
 	}
 	return position, atMs, true
 }
