@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNoCheckpoint: the store holds no checkpoint; a start replays the
@@ -45,8 +46,10 @@ func CheckpointAt(w Written, atMs int64, build string, state json.RawMessage) Ch
 // name. State must be valid JSON.
 func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error) {
 	name := CheckpointName(c.Position, c.WrittenAtMs)
-	if c.WrittenAtMs < 0 || !json.Valid(c.State) {
-		return "", fmt.Errorf("write %s: bad time or state: %w", name, ErrInvalid)
+	// A build that is not UTF-8 would be written as U+FFFD and never read
+	// back in its canonical form.
+	if c.WrittenAtMs < 0 || !json.Valid(c.State) || !utf8.ValidString(c.Build) {
+		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	// The state as json.Marshal writes it in the object (compact, with
 	// <, >, &, U+2028 and U+2029 escaped): its sum is of those bytes.

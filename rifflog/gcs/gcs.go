@@ -4,7 +4,8 @@
 // Every Put sends the precondition "does not exist" (ifGenerationMatch=0),
 // so it never replaces an object, and every Swap sends the generation it
 // read. A write that fails with a 429, a 5xx, a timeout, a broken
-// connection or a failed token is tried again with a backoff for 10 s
+// connection or a failed token (one that the client fails to get, or a
+// 401 answer) is tried again with a backoff for 10 s
 // (Options.RetryFor). A 412 on the first try of a Put means that another
 // instance writes the log: the store stops for good. A 412 on a later try
 // reads the object back: when its bytes are the ones it wrote, the write
@@ -94,8 +95,12 @@ func code(err error) int {
 	return 0
 }
 
-// retryable: 408, 429 and 5xx answers, and each error that is not an
-// answer of the service (timeouts, broken connections, failed tokens).
+// retryable: 401, 408, 429 and 5xx answers, and each error that is not
+// an answer of the service (timeouts, broken connections, a token that
+// the client fails to get). A 401 is a token that the service refuses
+// (expired, revoked, or not yet valid): the client's own retry rule
+// (storage.ShouldRetry) does not retry it, but this store retries a
+// token failure for RetryFor like the other failures.
 func retryable(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false // the caller gave up
@@ -106,7 +111,7 @@ func retryable(ctx context.Context, err error) bool {
 	switch c := code(err); {
 	case c == 0:
 		return true
-	case c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500:
+	case c == http.StatusUnauthorized, c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500:
 		return true
 	}
 	return false
