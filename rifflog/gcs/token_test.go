@@ -157,7 +157,7 @@ func TestTokenFailures(t *testing.T) {
 		}
 	})
 	t.Run("the service answers 401 past RetryFor", func(t *testing.T) {
-		f, s, _ := tokenFake(t, gcs.Options{FirstBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, RetryFor: 100 * time.Millisecond})
+		f, s, _ := tokenFake(t, gcs.Options{FirstBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond, RetryFor: time.Second})
 		f.mu.Lock()
 		f.refuse = time.Now().Add(time.Hour)
 		f.mu.Unlock()
