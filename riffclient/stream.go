@@ -22,8 +22,11 @@ const (
 	EventLost = "lost"
 	// EventDown is a break: the stream opens again by itself.
 	EventDown = "down"
-	// EventBack is the first open after a break.
+	// EventBack is the first open after a break, after its catch-up read.
 	EventBack = "back"
+	// EventOpen is the first open of a stream, after its catch-up read:
+	// each message that comes after it is shown.
+	EventOpen = "open"
 )
 
 // Event is one thing that a stream gives its caller: a message (tail), a
@@ -110,7 +113,8 @@ func (c *Client) follow(ctx context.Context, path string, f follower) error {
 			continue
 		}
 		if errors.Is(err, errOpened) {
-			wait = FirstWait
+			// The stream was open: this is a new break.
+			wait, down, mismatch = FirstWait, false, false
 		}
 		if !down && !mismatch {
 			if rerr := f.report(Event{Event: wire.Event{Type: EventDown}, Err: err}); rerr != nil {
@@ -129,6 +133,7 @@ func (c *Client) follow(ctx context.Context, path string, f follower) error {
 type stopError struct{ err error }
 
 func (s *stopError) Error() string { return s.err.Error() }
+func (s *stopError) Unwrap() error { return s.err }
 
 // errOpened marks the end of a stream that was open: the next wait
 // starts short again.
@@ -181,10 +186,12 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 		return err
 	}
 	watchdog.kick()
+	open := EventOpen
 	if again {
-		if err := f.report(Event{Event: wire.Event{Type: EventBack}}); err != nil {
-			return &stopError{err: err}
-		}
+		open = EventBack
+	}
+	if err := f.report(Event{Event: wire.Event{Type: open}}); err != nil {
+		return err
 	}
 	r := bufio.NewReader(&kicker{r: resp.Body, w: watchdog})
 	for {

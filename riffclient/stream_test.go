@@ -125,7 +125,8 @@ func (f *fakeThread) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// shown is what a tail showed: each seq, lost:N, down and back.
+// runTail gives what a tail showed: open, each seq, lost:N, down and
+// back.
 func runTail(t *testing.T, f *fakeThread, o Options, until uint64) ([]string, error) {
 	t.Helper()
 	f.t = t
@@ -190,7 +191,17 @@ func TestTailShowsEachMessageOnceInOrder(t *testing.T) {
 				},
 			},
 			until: 4,
-			want:  []string{"1", "2", "down", "3", "back", "4"},
+			want:  []string{"open", "1", "2", "down", "3", "back", "4"},
+		},
+		{
+			name: "each break is a break: down and back each time",
+			scripts: []func(s *stream){
+				func(s *stream) { s.waitRead(); s.post(true) },
+				func(s *stream) { s.waitRead(); s.post(true) },
+				func(s *stream) { s.waitRead(); s.post(true); s.block() },
+			},
+			until: 3,
+			want:  []string{"open", "1", "down", "back", "2", "down", "back", "3"},
 		},
 		{
 			name: "more than 200 in the break: the lost line",
@@ -204,7 +215,7 @@ func TestTailShowsEachMessageOnceInOrder(t *testing.T) {
 				},
 			},
 			until: 251,
-			want:  append([]string{"1", "down", "lost:50"}, append(seqs(52, 251), "back")...),
+			want:  append([]string{"open", "1", "down", "lost:50"}, append(seqs(52, 251), "back")...),
 		},
 		{
 			name:  "a stream with no byte is dropped and opened again",
@@ -214,7 +225,7 @@ func TestTailShowsEachMessageOnceInOrder(t *testing.T) {
 				func(s *stream) { s.waitRead(); s.post(true); s.block() },
 			},
 			until: 2,
-			want:  []string{"1", "down", "back", "2"},
+			want:  []string{"open", "1", "down", "back", "2"},
 		},
 	}
 	for _, tt := range tests {
@@ -275,7 +286,7 @@ func TestWatchReconnects(t *testing.T) {
 	if err != nil || ctx.Err() == context.DeadlineExceeded {
 		t.Fatalf("Watch = %v, %v", err, ctx.Err())
 	}
-	if diff := cmp.Diff([]string{"wake 7", "down", "back", "wake 8"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"open", "wake 7", "down", "back", "wake 8"}, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

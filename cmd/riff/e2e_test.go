@@ -9,10 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // e2eStep is one command of the scenario of the guide, run by a person
@@ -20,7 +24,10 @@ import (
 type e2eStep struct {
 	name    string
 	session string
-	args    []string
+	// worker registers the session as a worker first, as riff relay
+	// does: riff cannot mark a worker.
+	worker bool
+	args   []string
 }
 
 // e2eScenario: two sessions and a person; a claim, a second claim refused
@@ -42,9 +49,9 @@ func e2eScenario() []e2eStep {
 		{name: "09-claim-paused", session: b, args: []string{"claim", "issue-13"}},
 		{name: "10-resume", args: []string{"resume"}},
 		{name: "11-plan-hold", session: a, args: []string{"plan", "hold", "issue-14", "waits", "for", "the", "word", "of", "Mike"}},
-		// riff cannot register a worker (riff relay does): a third
-		// session that is no worker.
-		{name: "12-third", session: w, args: []string{"whoami"}},
+		// A worker cannot claim a held item (on_hold, exit 1); a session
+		// that is no worker gets it with the hold as a warning.
+		{name: "12-claim-worker-on-hold", session: w, worker: true, args: []string{"claim", "issue-14"}},
 		{name: "13-claim-b-warning", session: b, args: []string{"claim", "issue-14"}},
 		{name: "14-tell-lead", session: b, args: []string{"tell", "lead", "Merge issue-12 now?"}},
 		{name: "15-post", args: []string{"post", "--to", "claim=issue-12", "API is ready"}},
@@ -63,10 +70,11 @@ func e2eScenario() []e2eStep {
 	}
 }
 
-// TestEndToEnd builds riff and riff-server with go build, starts the
-// server on loopback with a temporary RIFF_DIR, and runs the scenario of
-// the guide with the binary as a person would. It skips while
-// cmd/riff-server does not exist.
+// TestEndToEnd builds riff and riff-server with go build, and runs them
+// as a person would: the scenario of the guide against a server on
+// loopback with a temporary RIFF_DIR, a command with no server, and riff
+// tail across restarts of the server. It skips while cmd/riff-server does
+// not exist.
 func TestEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "riff-server")); err != nil {
 		t.Skip("cmd/riff-server does not exist yet")
@@ -82,46 +90,28 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)
 		}
 	}
-	addr := freePort(t)
-	server := "http://" + addr
-	ctx, cancel := context.WithCancel(context.Background())
-	var serverLog bytes.Buffer
-	srv := exec.CommandContext(ctx, filepath.Join(bin, "riff-server"), "--listen", addr, "--dir", t.TempDir(), "--lease-wait", "0s")
-	srv.Stdout, srv.Stderr = &serverLog, &serverLog
-	srv.Cancel = func() error { return srv.Process.Signal(os.Interrupt) }
-	srv.WaitDelay = 10 * time.Second
-	if err := srv.Start(); err != nil {
-		t.Fatalf("start riff-server: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = srv.Wait()
-		if t.Failed() {
-			t.Logf("the log of riff-server:\n%s", serverLog.String())
-		}
-	})
-	waitServes(t, server)
+	t.Run("scenario", func(t *testing.T) { testScenario(t, bin) })
+	t.Run("no-server", func(t *testing.T) { testNoServer(t, bin) })
+	t.Run("tail-restart", func(t *testing.T) { testTailRestart(t, bin) })
+	t.Run("tail-lost", func(t *testing.T) { testTailLost(t, bin) })
+}
 
+// testScenario runs the scenario of the guide, each step against the
+// golden file testdata/e2e/STEP.golden.
+func testScenario(t *testing.T, bin string) {
+	srv := startServer(t, bin, freePort(t), t.TempDir())
+	server := srv.url()
 	dir := repoDir(t)
 	notes := filepath.Join(t.TempDir(), "notes.md")
 	if err := os.WriteFile(notes, []byte("Wave 5: issue-20.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range e2eScenario() {
-		args := append([]string{"--color", "never"}, replaceArg(step.args, "NOTES", notes)...)
-		cmd := exec.Command(filepath.Join(bin, "riff"), args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+step.session)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		code := 0
-		if err := cmd.Run(); err != nil {
-			exit, ok := err.(*exec.ExitError)
-			if !ok {
-				t.Fatalf("run riff %v: %v", args, err)
-			}
-			code = exit.ExitCode()
+		if step.worker {
+			registerWorker(t, server, step.session)
 		}
+		args := append([]string{"--color", "never"}, replaceArg(step.args, "NOTES", notes)...)
+		stdout, stderr, code := runRiff(t, bin, dir, server, step.session, args...)
 		norm := func(s string) string {
 			s = strings.ReplaceAll(s, server, "http://SERVER")
 			s = strings.ReplaceAll(s, notes, "NOTES")
@@ -131,8 +121,142 @@ func TestEndToEnd(t *testing.T) {
 		if step.session != "" {
 			shown = append([]string{"RIFF_SESSION=" + step.session}, shown...)
 		}
-		checkGolden(t, "e2e", step.name, transcript(shown, norm(stdout.String()), norm(stderr.String()), code, nil))
+		checkGolden(t, "e2e", step.name, transcript(shown, norm(stdout), norm(stderr), code, nil))
 	}
+}
+
+// testNoServer: a command with no server at its URL fails at once, with
+// no wait and no new try, as in "How long a command waits for the
+// server".
+func testNoServer(t *testing.T, bin string) {
+	server := "http://" + freePort(t)
+	start := time.Now()
+	stdout, stderr, code := runRiff(t, bin, repoDir(t), server, "", "--color", "never", "who")
+	took := time.Since(start)
+	want := "Error: cannot reach riff-server at " + server + "\n"
+	if stdout != "" || stderr != want || code != exitFail {
+		t.Errorf("riff who with no server = stdout %q, stderr %q, exit %d; want stdout \"\", stderr %q, exit 1", stdout, stderr, code, want)
+	}
+	// A new try would wait 0.25 s and print (waits for riff-server…)
+	// after 1 s; the budget is 60 s.
+	if took > 5*time.Second {
+		t.Errorf("riff who with no server took %s; want it to end at once", took)
+	}
+}
+
+// registerWorker registers a session at the repository of repoDir as a
+// worker, over HTTP as the riff daemon does: riff cannot mark a worker.
+func registerWorker(t *testing.T, server, session string) {
+	t.Helper()
+	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Worktree: "app", Session: session}
+	if _, err := riffclient.Send(context.Background(), testClient(t, server), wire.Register{Me: me, Worker: true}); err != nil {
+		t.Fatalf("register %s as a worker: %v", me, err)
+	}
+}
+
+// testClient is a client of server with the build of riff-server.
+func testClient(t *testing.T, server string) *riffclient.Client {
+	t.Helper()
+	u, err := riffclient.ParseServer(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return riffclient.New(u, riffclient.Options{Build: build.FromBuildInfo(defaultVersion), Budget: 10 * time.Second})
+}
+
+// riffEnv is the env of each riff command of the end-to-end tests.
+func riffEnv(server, session string) []string {
+	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session)
+}
+
+// runRiff runs the riff binary in dir as session ("" is the person), and
+// gives its output and exit code.
+func runRiff(t *testing.T, bin, dir, server, session string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "riff"), args...)
+	cmd.Dir = dir
+	cmd.Env = riffEnv(server, session)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		exit, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("run riff %v: %v", args, err)
+		}
+		code = exit.ExitCode()
+	}
+	return out.String(), errOut.String(), code
+}
+
+// riffServer is a riff-server process on loopback: the tests stop it and
+// start it again on the same address and directory.
+type riffServer struct {
+	t    *testing.T
+	bin  string
+	addr string
+	dir  string
+	log  syncBuffer
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startServer starts riff-server on addr with its log in dir, and waits
+// until it serves. A cleanup stops it.
+func startServer(t *testing.T, bin, addr, dir string) *riffServer {
+	t.Helper()
+	s := &riffServer{t: t, bin: bin, addr: addr, dir: dir}
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("the log of riff-server:\n%s", s.log.String())
+		}
+	})
+	s.start()
+	return s
+}
+
+func (s *riffServer) url() string { return "http://" + s.addr }
+
+// start starts the process and waits until it serves.
+func (s *riffServer) start() {
+	s.t.Helper()
+	cmd := exec.Command(filepath.Join(s.bin, "riff-server"), "--listen", s.addr, "--dir", s.dir, "--lease-wait", "0s")
+	cmd.Stdout, cmd.Stderr = &s.log, &s.log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start riff-server: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	s.cmd, s.done = cmd, done
+	waitServes(s.t, s.url())
+}
+
+// stop sends SIGTERM and waits until the process is gone; after 10 s it
+// kills it.
+func (s *riffServer) stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		s.t.Errorf("riff-server did not stop in 10 s after SIGTERM")
+	}
+	s.cmd = nil
+}
+
+// restart stops the server with SIGTERM and starts it again on the same
+// address and directory.
+func (s *riffServer) restart() {
+	s.t.Helper()
+	s.stop()
+	s.start()
 }
 
 var (

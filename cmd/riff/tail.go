@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -37,12 +38,21 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 		return usagef("riff tail needs a THREAD outside git, for example riff tail chat")
 	}
 	var day string
+	gate := c.env(envTailGate)
 	err = c.client.Tail(ctx, wire.Tail{Me: me, Thread: thread}, func(e riffclient.Event) error {
 		switch e.Type {
+		case riffclient.EventOpen:
+			if gate != "" {
+				fmt.Fprintln(c.stderr, c.paintErr(dim, "(open)"))
+			}
 		case wire.EventMessage:
 			day = c.block(*e.Message, day)
 		case riffclient.EventLost:
-			c.out.line(colored(yellow, fmt.Sprintf("riff: %d messages of the break are lost. The server keeps only the last messages of a thread.", e.Lost)))
+			// The line is wrapped, not cut: each word of it counts.
+			lost := fmt.Sprintf("riff: %d messages of the break are lost. The server keeps only the last messages of a thread.", e.Lost)
+			for _, line := range wrap(lost, c.out.width) {
+				c.out.line(colored(yellow, line))
+			}
 		case riffclient.EventDown:
 			if e.Err != nil {
 				if m, ok := e.Err.(*riffclient.MismatchError); ok {
@@ -51,6 +61,9 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 				}
 			}
 			fmt.Fprintln(c.stderr, c.paintErr(dim, "(reconnecting…)"))
+			if gate != "" {
+				return waitFile(ctx, gate)
+			}
 		case riffclient.EventBack:
 			fmt.Fprintln(c.stderr, c.paintErr(dim, "(back)"))
 		}
@@ -60,6 +73,30 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// envTailGate names the test hook of riff tail: a file. While it is set,
+// riff tail prints (open) on stderr when its stream is first open (from
+// then on each new message shows), and after a break it connects again
+// only once the file exists. The end-to-end tests use it to post while
+// tail is away; a person never sets it.
+const envTailGate = "RIFF_TEST_TAIL_GATE"
+
+// waitFile waits until the file at path exists, or ctx ends: then it
+// gives nil, so that tail ends as at Ctrl-C.
+func waitFile(ctx context.Context, path string) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
 }
 
 // timeOf gives the time of a message in the zone of the machine.
