@@ -31,8 +31,17 @@ func Apply(r *Riff, rec record.Record) (took bool) {
 		}
 		// A value read as other stores nothing; the URI and the time of a
 		// session that the record names stay, as for each record.
-		if c, ok := rec.Change.(record.SessionStarted); ok && len(c.Session.Unknown) == 0 {
-			r.touch(c.Session, rec.WrittenAtMs)
+		switch c := rec.Change.(type) {
+		case record.SessionStarted:
+			if len(c.Session.Unknown) == 0 {
+				r.touch(c.Session, rec.WrittenAtMs)
+			}
+		case record.Posted:
+			// A message of a kind, a selector or a sender URI of a later
+			// build stays in its thread, with the sessions that the
+			// record says it woke: a reader shows it as a message, and
+			// the seq of the thread stays right for the next post.
+			r.keep(c, rec)
 		}
 		return false
 	}
@@ -92,14 +101,8 @@ func (r *Riff) apply(rec record.Record) bool {
 			delete(r.Leads, leadKey(w.User, repo))
 		}
 	case record.Posted:
-		t := r.thread(c.Thread)
-		if c.Seq <= t.LastSeq {
+		if !r.keep(c, rec) {
 			return false
-		}
-		t.LastSeq = c.Seq
-		t.Messages = append(t.Messages, Message{Posted: c, Position: rec.Position, AtMs: at})
-		if over := len(t.Messages) - KeptMessages; over > 0 {
-			t.Messages = slices.Delete(t.Messages, 0, over)
 		}
 		if !c.Sender.IsPerson() && r.Session(c.Sender.Who()) != nil {
 			r.touch(c.Sender, at)
@@ -110,7 +113,7 @@ func (r *Riff) apply(rec record.Record) bool {
 			return false
 		}
 		w := c.Session.Who()
-		r.Claims[key] = &Holding{Holder: w, Thread: c.Thread, Item: c.Item, AtMs: at}
+		r.Claims[key] = &Holding{Holder: w, URI: c.Session.Bare(), Thread: c.Thread, Item: c.Item, AtMs: at}
 		if !w.IsPerson() {
 			s := r.touch(c.Session, at)
 			s.Claims = append(s.Claims, ClaimRef{c.Thread, c.Item})
@@ -193,6 +196,21 @@ func (r *Riff) apply(rec record.Record) bool {
 		}
 	default:
 		return r.People.apply(rec)
+	}
+	return true
+}
+
+// keep keeps a message in its thread, the last KeptMessages of it: a
+// message at or below the last seq of the thread changes nothing.
+func (r *Riff) keep(c record.Posted, rec record.Record) bool {
+	if t := r.Threads[c.Thread]; t != nil && c.Seq <= t.LastSeq {
+		return false
+	}
+	t := r.thread(c.Thread)
+	t.LastSeq = c.Seq
+	t.Messages = append(t.Messages, Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs})
+	if over := len(t.Messages) - KeptMessages; over > 0 {
+		t.Messages = slices.Delete(t.Messages, 0, over)
 	}
 	return true
 }

@@ -54,7 +54,7 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 		if !v.Stopped(held.Holder, now) {
 			return Handled{}, wire.Refuse(wire.Held, "%s is held by %s", cl.Item, v.named(held.Holder))
 		}
-		holder := name.SessionURI{User: held.Holder.User, Session: held.Holder.Session}
+		holder := held.URI
 		if s := v.riff.Session(held.Holder); s != nil {
 			holder = s.URI
 		}

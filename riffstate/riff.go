@@ -83,10 +83,13 @@ type ClaimRef struct {
 
 // Holding is the holder of an item in a thread.
 type Holding struct {
-	Holder name.Who    `json:"holder"`
-	Thread name.Thread `json:"thread"`
-	Item   name.Item   `json:"item"`
-	AtMs   int64       `json:"at_ms"`
+	Holder name.Who `json:"holder"`
+	// URI is the holder at the place of its claim: a released record of
+	// a holder that is no session of the riff (a person) names it.
+	URI    name.SessionURI `json:"uri,omitzero"`
+	Thread name.Thread     `json:"thread"`
+	Item   name.Item       `json:"item"`
+	AtMs   int64           `json:"at_ms"`
 }
 
 // Thread is one thread: its members with the seq of their join, its last
