@@ -166,7 +166,7 @@ func testTailLost(t *testing.T, bin string) {
 	tail.waitErr("(reconnecting…)")
 	const inBreak = 250
 	c := testClient(t, server)
-	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Worktree: "app"}
+	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app"}
 	for i := 1; i <= inBreak; i++ {
 		call := wire.Post{Me: me, Thread: "acme/app", Body: fmt.Sprintf("break %d", i)}
 		if _, err := riffclient.Send(context.Background(), c, call); err != nil {

@@ -148,7 +148,7 @@ func testNoServer(t *testing.T, bin string) {
 // worker, over HTTP as the riff daemon does: riff cannot mark a worker.
 func registerWorker(t *testing.T, server, session string) {
 	t.Helper()
-	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Worktree: "app", Session: session}
+	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Session: session}
 	if _, err := riffclient.Send(context.Background(), testClient(t, server), wire.Register{Me: me, Worker: true}); err != nil {
 		t.Fatalf("register %s as a worker: %v", me, err)
 	}
