@@ -23,59 +23,66 @@ const LeadByPerson = "a session cannot name the lead, also not itself; only a pe
 // Table is the permits table: one row for each command kind of
 // record.Commands. A test fails when a kind has no row.
 func Table() map[string]Row {
+	rows := map[string]Row{}
+	for _, kind := range record.Commands() {
+		if row, ok := rowOf(kind); ok {
+			rows[kind] = row
+		}
+	}
+	return rows
+}
+
+// rowOf gives the row of one kind of the permits table. Permits reads it
+// with no map, so that a check costs no allocation of the table.
+func rowOf(kind string) (Row, bool) {
 	var (
 		person  = record.ClassPerson
 		session = record.ClassSession
-		signIn  = record.ClassSignIn
-		server  = record.ClassServer
 		both    = []record.Class{person, session}
 	)
-	rows := map[string]Row{
-		// The engine registers the first call of a person too. A person
-		// has no life cycle.
-		"register": {Classes: both},
-		"start":    {Classes: []record.Class{session}},
-		"end":      {Classes: []record.Class{session}},
-		"join":     {Classes: both},
-		"leave":    {Classes: both},
-		"post":     {Classes: both},
-		"claim":    {Classes: both},
-		"release":  {Classes: both},
-		// handle checks that the caller is the lead of the user of the
-		// holder.
-		"release_for": {Classes: []record.Class{session}},
-		// Only a person names the lead; handle refuses a worker as the
-		// new lead.
-		"lead": {Classes: []record.Class{person}},
-		// The command gives the role: an admin for the whole riff. handle
-		// checks that a session is a lead.
-		"pause":  {Classes: both},
-		"resume": {Classes: both},
-		// handle checks that the caller is a lead of the thread, the owner
-		// or an admin.
-		"hold": {Classes: both, Worker: "hold an item. Tell the lead."},
-		"free": {Classes: both, Worker: "free an item. Tell the lead."},
-		// handle checks that the caller is a session in the thread, the
-		// owner or an admin.
-		"plan":     {Classes: both, Worker: "send plan. Tell the lead."},
-		"plan_off": {Classes: both, Worker: "send plan_off. Tell the lead."},
-		// The notes of the user of the caller.
-		"notes": {Classes: both, Worker: "write the notes of the lead. Tell the lead."},
-		// Only a person changes the settings and the people.
-		"set_idle":   {Classes: []record.Class{person}},
-		"invite":     {Classes: []record.Class{person}},
-		"remove":     {Classes: []record.Class{person}},
-		"set_admin":  {Classes: []record.Class{person}},
-		"pass_owner": {Classes: []record.Class{person}},
-		"take_owner": {Classes: []record.Class{person}},
-		"deny_owner": {Classes: []record.Class{person}},
-		"revoke":     {Classes: []record.Class{person}},
-		"admit":      {Classes: []record.Class{signIn}},
+	switch kind {
+	// The engine registers the first call of a person too. A person has
+	// no life cycle.
+	case "register", "join", "leave", "post", "claim", "release":
+		return Row{Classes: both}, true
+	case "start", "end":
+		return Row{Classes: []record.Class{session}}, true
+	// handle checks that the caller is the lead of the user of the
+	// holder.
+	case "release_for":
+		return Row{Classes: []record.Class{session}}, true
+	// Only a person names the lead; handle refuses a worker as the new
+	// lead.
+	case "lead":
+		return Row{Classes: []record.Class{person}}, true
+	// The command gives the role: an admin for the whole riff. handle
+	// checks that a session is a lead.
+	case "pause", "resume":
+		return Row{Classes: both}, true
+	// handle checks that the caller is a lead of the thread, the owner or
+	// an admin.
+	case "hold":
+		return Row{Classes: both, Worker: "hold an item. Tell the lead."}, true
+	case "free":
+		return Row{Classes: both, Worker: "free an item. Tell the lead."}, true
+	// handle checks that the caller is a session in the thread, the owner
+	// or an admin.
+	case "plan":
+		return Row{Classes: both, Worker: "send plan. Tell the lead."}, true
+	case "plan_off":
+		return Row{Classes: both, Worker: "send plan_off. Tell the lead."}, true
+	// The notes of the user of the caller.
+	case "notes":
+		return Row{Classes: both, Worker: "write the notes of the lead. Tell the lead."}, true
+	// Only a person changes the settings and the people.
+	case "set_idle", "invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke":
+		return Row{Classes: []record.Class{person}}, true
+	case "admit":
+		return Row{Classes: []record.Class{record.ClassSignIn}}, true
+	case "make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire":
+		return Row{Classes: []record.Class{record.ClassServer}}, true
 	}
-	for _, k := range []string{"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire"} {
-		rows[k] = Row{Classes: []record.Class{server}}
-	}
-	return rows
+	return Row{}, false
 }
 
 // PeopleCommands lists the commands of the group people: a riff with no sign-in
@@ -103,7 +110,7 @@ func classText(c record.Class) string {
 // its role. It does not read the state. The life cycle of a session is a
 // check of handle, not of this table.
 func Permits(kind string, c Caller, needs Role) error {
-	row, ok := Table()[kind]
+	row, ok := rowOf(kind)
 	if !ok {
 		return wire.Refuse(wire.NotAllowed, "riff knows no command %s", kind)
 	}
