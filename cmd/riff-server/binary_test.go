@@ -135,6 +135,9 @@ type serverOpts struct {
 	// onlyListens waits only for the line "riff-server listens on", not
 	// for "riff-server serves".
 	onlyListens bool
+	// noWait returns at once after the process starts (for a start that
+	// must fail).
+	noWait bool
 }
 
 // start runs riff-server and waits for its line "riff-server serves" (or
@@ -202,6 +205,9 @@ func tryStart(t testing.TB, o serverOpts) (*server, error) {
 		close(s.exited)
 	}()
 	t.Cleanup(func() { s.kill() })
+	if o.noWait {
+		return s, nil
+	}
 	want := s.serving
 	if o.onlyListens {
 		want = s.listening

@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s.register(rootFS)
 	var from uint64
 	logFS := flag.NewFlagSet("riff-server log", flag.ContinueOnError)
-	logFS.Uint64Var(&from, "from", 1, "print the records from this position")
+	logFS.Uint64Var(&from, "from", 0, "print the records from this position (default: the oldest record that the log keeps)")
 	var after uint64
 	var yes bool
 	cutFS := flag.NewFlagSet("riff-server log cut", flag.ContinueOnError)
@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			},
 		},
 		Exec: func(ctx context.Context, _ []string) error {
-			return withStore(ctx, s, func(st rifflog.Store) error { return logPrint(ctx, st, from, stdout) })
+			return withStore(ctx, s, func(st rifflog.Store) error { return logPrint(ctx, st, from, stdout, stderr) })
 		},
 	}
 	root := &ffcli.Command{

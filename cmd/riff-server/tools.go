@@ -10,9 +10,23 @@ import (
 	"github.com/como-technologies/riff/rifflog"
 )
 
-// logPrint prints the records of the log as text, from a position.
-func logPrint(ctx context.Context, st rifflog.Store, from uint64, w io.Writer) error {
-	return rifflog.Print(ctx, st, from, w)
+// logPrint prints the records of the log as text, from a position (the
+// record at from is the first line). With from 0 it starts at the oldest
+// record that the log keeps: after a checkpoint the chunks before it are
+// gone, so the first records of the log are not there to print.
+func logPrint(ctx context.Context, st rifflog.Store, from uint64, w, note io.Writer) error {
+	if from == 0 {
+		v, err := rifflog.Verify(ctx, st)
+		if err != nil {
+			return err
+		}
+		from = v.From.Position + 1
+		if v.From.Position > 0 {
+			fmt.Fprintf(note, "The records up to position %d are in the checkpoint there; the log keeps the records after it.\n", v.From.Position)
+		}
+	}
+	// rifflog.Print prints the records after its position.
+	return rifflog.Print(ctx, st, from-1, w)
 }
 
 // logVerify reads each chunk and each checkpoint from the oldest kept
