@@ -75,6 +75,9 @@ type Engine struct {
 	done     chan struct{}
 	sinceCkp int
 	lastCkp  time.Time
+	// writing is true while the writer writes a chunk that it took from
+	// the queue: Settle waits for it too.
+	writing bool
 }
 
 // entry is one command in the queue of the writer: accepted (with its
@@ -173,7 +176,7 @@ func (e *Engine) Settle(ctx context.Context) error {
 	e.mu.Unlock()
 	for {
 		e.mu.Lock()
-		empty := len(e.queue) == 0 && len(e.waits) == 0
+		empty := len(e.queue) == 0 && len(e.waits) == 0 && !e.writing
 		stopped := e.stopErr
 		e.mu.Unlock()
 		if empty || stopped != nil {
@@ -192,6 +195,14 @@ func (e *Engine) Settle(ctx context.Context) error {
 		return nil
 	}
 	return e.checkpoint(ctx, true)
+}
+
+// Closed says whether the gate is closed: the engine takes no new
+// command (a stop, or a failure).
+func (e *Engine) Closed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
 }
 
 // Close stops the writer and the timers with no last checkpoint and no

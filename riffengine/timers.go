@@ -28,6 +28,11 @@ func (e *Engine) timers(ctx context.Context) {
 
 // Tick runs each timer of the server once, now.
 func (e *Engine) Tick(ctx context.Context) {
+	if ok, _ := e.Serving(); !ok {
+		// Before the lease is taken and the log read again, the server
+		// writes nothing.
+		return
+	}
 	var expire, forget []name.Who
 	e.View(func(v riffstate.View, now riffstate.Now) {
 		expire, forget = v.ToExpire(now), v.ToForget(now)

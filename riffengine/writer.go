@@ -54,10 +54,20 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 	entries := e.queue
 	e.queue = nil
 	prev, first := e.chain, e.written+1
+	e.writing = len(entries) > 0
 	e.mu.Unlock()
 	if len(entries) == 0 {
 		return true
 	}
+	defer func() {
+		e.mu.Lock()
+		e.writing = false
+		e.mu.Unlock()
+	}()
+	// A stop does not cut a write in the middle: the write has a time of
+	// its own (the GCS store gives up after 10 s of retries).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	var records []record.Record
 	var lines [][]byte
 	for _, en := range entries {
@@ -147,15 +157,24 @@ func (e *Engine) fail(entries []*entry, err error) {
 	e.mu.Lock()
 	e.facts.writeErrors++
 	e.mu.Unlock()
-	e.log.Error("the chunk failed for good; the instance stops", "result", "failed", "error", err.Error())
+	// A lost lease is the stop of a deploy: its lines are warnings, so
+	// that it sends no alert.
+	level := slog.LevelError
+	if errors.Is(err, rifflog.ErrLeaseLost) {
+		level = slog.LevelWarn
+	}
+	e.log.Log(context.Background(), level, "the chunk failed for good; the instance stops", "result", "failed", "error", err.Error())
 	for _, en := range entries {
 		if en.sent != nil {
-			traceFailed(e.log, en, err, slog.LevelError)
+			traceFailed(e.log, en, err, level)
 		}
 		en.failed = true
 		close(en.done)
 	}
 	e.halt(fmt.Errorf("a chunk failed for good: %w", err))
+	// The instance stops: the timers end too, and Done closes.
+	e.stop()
+	e.streams.closeAll()
 }
 
 // maybeCheckpoint writes a checkpoint each CheckpointEvery records, or
