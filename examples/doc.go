@@ -1,3 +1,21 @@
-// Package examples holds small programs that embed the libraries of riff:
-// the engine with RIFF_DIR, and riffstate alone in a tool.
+// Package examples holds small programs that embed the libraries of riff.
+//
+// # Basics
+//
+//   - embed runs the engine of riff-server inside a program, on a
+//     directory (RIFF_DIR): rifflog/dir, riffengine.Load, New, TakeLease,
+//     MakeRiff and NewServer behind the program's own HTTP server. Its test
+//     claims over HTTP, stops, opens the same directory again and finds
+//     the claim.
+//   - statetool runs commands on riffstate alone (riffstate.New,
+//     riffstate.Run, then View.Who): no server, no log, no clock. Its
+//     Example prints the rows of who.
+//
+// Run them with go test ./... in this folder.
+//
+// # Caveats
+//
+// embed takes the lease with no wait: it is one program on one machine.
+// A riff that more than one instance can serve waits after it takes the
+// lease, as riff-server does with --lease-wait.
 package examples

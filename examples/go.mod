@@ -1,3 +1,19 @@
 module github.com/como-technologies/riff/examples
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/como-technologies/riff/riffcore v0.0.0
+	github.com/como-technologies/riff/riffengine v0.0.0
+	github.com/como-technologies/riff/rifflog v0.0.0
+	github.com/como-technologies/riff/riffstate v0.0.0
+)
+
+require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+
+replace (
+	github.com/como-technologies/riff/riffcore => ../riffcore
+	github.com/como-technologies/riff/riffengine => ../riffengine
+	github.com/como-technologies/riff/rifflog => ../rifflog
+	github.com/como-technologies/riff/riffstate => ../riffstate
+)
