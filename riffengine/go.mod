@@ -1,12 +1,15 @@
 module github.com/como-technologies/riff/riffengine
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/como-technologies/riff/riffcore v0.0.0
 	github.com/como-technologies/riff/rifflog v0.0.0
 	github.com/como-technologies/riff/riffstate v0.0.0
+	github.com/google/go-cmp v0.7.0
 )
+
+require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 
 replace (
 	github.com/como-technologies/riff/riffcore => ../riffcore
