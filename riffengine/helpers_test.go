@@ -35,7 +35,7 @@ var t0 = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
 // serverBuild is the build of the engine of the tests.
 func serverBuild() build.Build {
-	v, err := build.ParseVersion("1.0.0")
+	v, err := build.ParseVersion("0.4.0")
 	if err != nil {
 		panic(err)
 	}
@@ -220,6 +220,10 @@ type setup struct {
 	store     rifflog.Store
 	clock     *clock
 	keepAlive time.Duration
+	// checkpointInterval is the longest time between two checkpoints;
+	// 0 is a century, so that a test that moves the clock keeps each
+	// chunk of its log.
+	checkpointInterval time.Duration
 }
 
 // start loads the store (a new memory store when nil) into an engine
@@ -232,6 +236,9 @@ func start(t testing.TB, s setup) *riff {
 	if s.clock == nil {
 		s.clock = newClock()
 	}
+	if s.checkpointInterval == 0 {
+		s.checkpointInterval = 100 * 365 * 24 * time.Hour
+	}
 	r := &riff{t: t, store: s.store, clock: s.clock, logs: &lines{}, calls: map[string]int{}}
 	loaded, err := riffengine.Load(context.Background(), s.store, riffstate.Options{Build: serverBuild().String()})
 	if err != nil {
@@ -239,7 +246,7 @@ func start(t testing.TB, s setup) *riff {
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
 		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: newLogger(r.logs),
-		Now: s.clock.Now, TimerEvery: time.Hour,
+		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval,
 	})
 	r.e.SetServing(true, "")
 	r.srv = riffengine.NewServer(r.e, riffengine.NoSignIn{})
