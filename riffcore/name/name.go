@@ -22,6 +22,7 @@
 package name
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -176,4 +177,25 @@ func (w *Who) UnmarshalText(b []byte) error {
 	}
 	*w = parsed
 	return nil
+}
+
+// jsonString reads a JSON string: the fast path for a string with no
+// escape, and encoding/json for each other.
+func jsonString(b []byte) (string, error) {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		inner := b[1 : len(b)-1]
+		simple := true
+		for _, c := range inner {
+			if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+				simple = false
+				break
+			}
+		}
+		if simple {
+			return string(inner), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }

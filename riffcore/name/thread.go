@@ -1,7 +1,6 @@
 package name
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -218,8 +217,8 @@ func (t Thread) Repo() (Repo, bool) {
 
 // UnmarshalJSON checks the name.
 func (t *Thread) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := jsonString(b)
+	if err != nil {
 		return bad("thread", string(b), "it is not a JSON string")
 	}
 	parsed, err := ParseThread(s)
@@ -232,8 +231,8 @@ func (t *Thread) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON checks the item name.
 func (i *Item) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := jsonString(b)
+	if err != nil {
 		return bad("item", string(b), "it is not a JSON string")
 	}
 	parsed, err := ParseItem(s)
@@ -246,8 +245,8 @@ func (i *Item) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON checks the repository name.
 func (r *Repo) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := jsonString(b)
+	if err != nil {
 		return bad("repository", string(b), "it is not a JSON string")
 	}
 	parsed, err := ParseRepo(s)

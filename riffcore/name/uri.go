@@ -232,8 +232,8 @@ func (u SessionURI) MarshalJSON() ([]byte, error) { return json.Marshal(u.String
 
 // UnmarshalJSON reads the URI from a string.
 func (u *SessionURI) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := jsonString(b)
+	if err != nil {
 		return bad("URI", string(b), "it is not a JSON string")
 	}
 	if s == "" {

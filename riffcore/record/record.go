@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -113,9 +114,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 // does not know reads as [Other]; the error is only for a line that does
 // not read as a record.
 func (r *Record) UnmarshalJSON(b []byte) error {
-	var e envelope
-	if err := json.Unmarshal(b, &e); err != nil {
-		return fmt.Errorf("record: %w", err)
+	e, ok := fastEnvelope(b)
+	if !ok {
+		if err := json.Unmarshal(b, &e); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
 	}
 	if e.Change == nil {
 		return fmt.Errorf("record at position %d: no change", e.Position)
@@ -128,8 +131,79 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// fastEnvelope reads the envelope of a record with objectFields: the
+// fast path of a replay. It reports false for each form that it does
+// not read exactly as encoding/json would; the caller then takes the
+// slow path, which gives the error.
+func fastEnvelope(b []byte) (envelope, bool) {
+	var e envelope
+	keys, values, ok := objectFields(b)
+	if !ok {
+		return e, false
+	}
+	for i, key := range keys {
+		v := values[i]
+		null := string(v) == "null"
+		var err error
+		switch {
+		case strings.EqualFold(key, "position"):
+			if !null {
+				e.Position, err = strconv.ParseUint(string(v), 10, 64)
+			}
+		case strings.EqualFold(key, "written_at_ms"):
+			if !null {
+				e.WrittenAtMs, err = strconv.ParseInt(string(v), 10, 64)
+			}
+		case strings.EqualFold(key, "by"):
+			e.By = nil
+			if !null {
+				e.By = &By{}
+				err = e.By.UnmarshalJSON(v)
+			}
+		case strings.EqualFold(key, "command"):
+			e.Command, err = fastString(v, null)
+		case strings.EqualFold(key, "call"):
+			e.Call, err = fastString(v, null)
+		case strings.EqualFold(key, "change"):
+			e.Change = nil
+			if !null {
+				e.Change = v
+			}
+		}
+		if err != nil {
+			return envelope{}, false
+		}
+	}
+	return e, true
+}
+
+func fastString(v []byte, null bool) (string, error) {
+	if null {
+		return "", nil
+	}
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !bytes.ContainsAny(v[1:len(v)-1], "\\\"") {
+		inner := v[1 : len(v)-1]
+		for _, c := range inner {
+			if c < 0x20 || c >= 0x80 {
+				var s string
+				err := json.Unmarshal(v, &s)
+				return s, err
+			}
+		}
+		return string(inner), nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
 // Decode reads one line of the log.
 func Decode(line []byte) (Record, error) {
+	if json.Valid(line) {
+		var r Record
+		err := r.UnmarshalJSON(line)
+		return r, err
+	}
 	var r Record
 	err := json.Unmarshal(line, &r)
 	return r, err
@@ -161,23 +235,19 @@ func MarshalChange(c Change) ([]byte, error) {
 // know, or a change that is not an object with one field, reads as
 // [Other]. The error is only for a known kind whose fields do not read.
 func UnmarshalChange(b []byte) (Change, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil || len(fields) != 1 {
+	keys, values, ok := objectFields(b)
+	if !ok || len(keys) != 1 || !json.Valid(b) {
 		return Other{Raw: bytes.Clone(b)}, nil
 	}
-	var change Change
-	for key, body := range fields {
-		c, known, err := decodeKind(Kind(key), body)
-		switch {
-		case !known:
-			change = Other{Name: Kind(key), Raw: bytes.Clone(b)}
-		case err != nil:
-			return nil, fmt.Errorf("change %s: %w", key, err)
-		default:
-			change = c
-		}
+	key, body := keys[0], values[0]
+	c, known, err := decodeKind(Kind(key), body)
+	switch {
+	case !known:
+		return Other{Name: Kind(key), Raw: bytes.Clone(b)}, nil
+	case err != nil:
+		return nil, fmt.Errorf("change %s: %w", key, err)
 	}
-	return change, nil
+	return c, nil
 }
 
 // decodeAs reads the body of a change of the kind T.
@@ -204,17 +274,25 @@ func checkFields(t reflect.Type, body []byte) error {
 		pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
 		return nil // a type with its own decoder checks itself
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+	keys, values, ok := objectFields(body)
+	if !ok {
 		return errors.New("it is not an object")
 	}
-	for _, f := range reflect.VisibleFields(t) {
+	for i := range t.NumField() {
+		f := t.Field(i)
 		key, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if !f.IsExported() || key == "-" || key == "" {
 			continue
 		}
-		raw, ok := fields[key]
-		if !ok {
+		var raw []byte
+		found := false
+		for k, name := range keys {
+			// encoding/json takes a key of another case too.
+			if name == key || strings.EqualFold(name, key) {
+				raw, found = values[k], true
+			}
+		}
+		if !found {
 			if opts == "" {
 				return fmt.Errorf("it has no field %s", key)
 			}
@@ -319,12 +397,13 @@ func (b *By) UnmarshalJSON(data []byte) error {
 		return errors.New("by: the bytes are not JSON")
 	}
 	other := By{Class: ClassOther, Raw: bytes.Clone(data)}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || len(fields) != 1 {
+	keys, values, ok := objectFields(data)
+	if !ok || len(keys) != 1 {
 		*b = other
 		return nil
 	}
-	for key, raw := range fields {
+	for i, key := range keys {
+		raw := values[i]
 		if key == "server" {
 			var v bool
 			if json.Unmarshal(raw, &v) != nil || !v {
