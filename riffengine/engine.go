@@ -194,7 +194,20 @@ func (e *Engine) Settle(ctx context.Context) error {
 	if e.Err() != nil {
 		return nil
 	}
-	return e.checkpoint(ctx, true)
+	if err := e.checkpoint(ctx, true); err != nil {
+		return err
+	}
+	// A serving instance ends its lease at its stop, so that the next
+	// start, or a tool such as log cut, does not wait for its age.
+	e.mu.Lock()
+	lease := e.opts.Lease
+	e.mu.Unlock()
+	if lease != nil {
+		if err := lease.End(ctx, e.opts.Now()); err != nil {
+			return fmt.Errorf("end the lease: %w", err)
+		}
+	}
+	return nil
 }
 
 // Closed says whether the gate is closed: the engine takes no new
