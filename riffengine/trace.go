@@ -49,9 +49,10 @@ func callerAttr(c riffstate.Caller) slog.Attr {
 func traceNoRecord(log *slog.Logger, en *entry) {
 	if en.refused != nil {
 		attrs := []any{callerAttr(en.sent.caller), "command", en.sent.command, "result", "refused", "code", string(en.refused.Code)}
-		// The reason of a refused command of the people can name an email:
-		// its line has the code and no reason.
-		if !isPeople(en.sent.command) {
+		// The reason of a refused command of the people can name an email,
+		// and the reason of on_hold quotes the reason of the hold (a text
+		// of a person, as a body): their lines have the code and no reason.
+		if !isPeople(en.sent.command) && en.refused.Code != wire.OnHold {
 			attrs = append(attrs, "reason", en.refused.Reason)
 		}
 		log.Info("refused", attrs...)
