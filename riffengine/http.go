@@ -110,7 +110,8 @@ func (s *Server) routes() {
 
 	// The signals change only the presence.
 	signal(s, func(c riffstate.Caller, q wire.Status) (riffstate.Signal, error) {
-		if err := checkLine("status", q.Text); err != nil {
+		// The guide's words for a status that is too long.
+		if err := checkLine("step", q.Text); err != nil {
 			return nil, err
 		}
 		return riffstate.StatusSet{Text: q.Text}, nil

@@ -100,7 +100,7 @@ func (st Start) Handle(c Caller, v View, now Now) (Handled, error) {
 	if t, ok := c.URI.DefaultThread(); ok && !v.riff.Member(t, c.Who()) {
 		changes = append(changes, record.JoinedThread{Session: c.URI, Thread: t})
 	}
-	if len(items) > 0 && !v.Stopped(c.Who(), now) {
+	if len(items) > 0 && v.wasLive {
 		text := fmt.Sprintf("claims: the new start of this session (%s) ended your claims %s. Claim the item again to go on with it, or stop the work on it.",
 			st.Reason, joinItems(items))
 		changes = append(changes, v.serverDirect(c.URI, text, now))

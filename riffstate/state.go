@@ -119,6 +119,10 @@ func (s *State) Knows(c Caller) bool {
 // the command. It gives the changes, or the refusal as *wire.Refused.
 func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) {
 	c = s.Caller(c)
+	view := s.Pending()
+	// The view keeps whether the caller was live before this call: a
+	// new start of a live session tells it that its claims ended.
+	view.wasLive = !view.Stopped(c.Who(), now)
 	if c.Class == record.ClassSession || c.Class == record.ClassPerson {
 		if s.Knows(c) {
 			Called{Place: c.URI.Place()}.Set(s.presence, c.Who(), now)
@@ -135,7 +139,7 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) 
 	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
 		return Handled{}, err
 	}
-	handled, err := cmd.Handle(c, s.Pending(), now)
+	handled, err := cmd.Handle(c, view, now)
 	if err != nil {
 		var refused *wire.Refused
 		if !errors.As(err, &refused) {
@@ -233,6 +237,9 @@ type View struct {
 	riff     *Riff
 	presence *Presence
 	opts     Options
+	// wasLive says, in handle, whether the caller gave a sign of life
+	// in the last 5 minutes before this call.
+	wasLive bool
 }
 
 // Riff gives the riff of the view. Do not change it.
