@@ -551,9 +551,30 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	}
 	st := s.e.streams.tail(thread)
 	defer s.e.streams.leave(st)
+	// With after, the stream first sends the kept messages after that seq,
+	// from the written copy; a message can then come twice, and a client
+	// shows each seq once.
+	var kept []wire.Message
+	if q.After > 0 {
+		s.e.View(func(v riffstate.View, now riffstate.Now) {
+			if t := v.Riff().Threads[thread]; t != nil {
+				for _, m := range t.Messages {
+					if m.Seq > q.After {
+						kept = append(kept, riffstate.MessageOf(m, true))
+					}
+				}
+			}
+		})
+	}
 	sw := s.openStream(w)
 	if err := sw.send(wire.Event{Type: wire.EventHello}); err != nil {
 		return
+	}
+	for i := range kept {
+		kept[i].Thread = thread.For(c.Who())
+		if err := sw.send(wire.Event{Type: wire.EventMessage, Message: &kept[i]}); err != nil {
+			return
+		}
 	}
 	s.pump(r.Context(), sw, st, func(ev wire.Event) wire.Event {
 		if ev.Message != nil {
