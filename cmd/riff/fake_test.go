@@ -20,8 +20,11 @@ import (
 type fakeServer struct {
 	t     *testing.T
 	build string
-	mu    sync.Mutex
-	calls []string
+	// signIn refuses the facts of the server, as a riff with sign-in
+	// does to a person who is not signed in.
+	signIn bool
+	mu     sync.Mutex
+	calls  []string
 }
 
 func (f *fakeServer) Calls() []string {
@@ -171,6 +174,10 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/v1/notes":
 		enc.Encode(wire.TextReply{Text: fmt.Sprintf("The notes of the lead of mike in acme/app have %d characters now.", len(str("text")))})
 	case "/v1/server":
+		if f.signIn {
+			refuse(w, wire.NoToken, "this riff has sign-in: the call has no token. Run riff login.")
+			return
+		}
 		enc.Encode(wire.ServerFacts{Build: f.build, Serves: true, Position: 1234, LastWriteAgoMs: 3000, LastWriteTookMs: 45,
 			Checkpoint: &wire.CheckpointFacts{Position: 1000, AgeMs: 300000, Version: "0.4.3"},
 			Chunks:     12, Sessions: 8, Cursors: 40, Threads: 9, MemoryBytes: 35_000_000, StartedAgoMs: 7_200_000, ReplayMs: 120, Store: "dir"})

@@ -114,9 +114,17 @@ and the detail of its state. you marks your own row.
   --all    also the gone sessions (ended, or stopped for 3 minutes)
 `
 	helpServer = `Shows the riff that riff uses and where that choice comes from, its release
-against this riff, and the facts of the server: whether it serves, its
-last error, the log, the faults, the checkpoint, the counts, the memory and
-its start. When you must act, the last line says what to run.
+against this riff, your sign-in, and the facts of the server: whether it
+serves, its last error, the log, the faults, the checkpoint, the counts, the
+memory and its start. answer none: the riff does not answer.
+
+local shows the riff of this machine too (http://127.0.0.1:7878), when it
+answers. localhost, 127.0.0.1 and [::1] with the same port are one riff, so
+riff server shows it once.
+
+When you must act, the last line says what to run: yellow when the
+versions can talk, red when they cannot, when you must sign in, or when
+the riff does not answer.
 `
 	helpThreads = `Lists your threads with the number of their last message and of your
 unread messages. A direct thread shows as dm:PEER.
@@ -145,7 +153,10 @@ When a start fits more than one session, riff tell stops and names them.
 	helpTail = `Shows each new message of a thread (default: the thread of your
 repository), as a block with the time, the sender, the address, the mark
 and the number. After a break, riff connects again by itself and shows each
-message of the break once and in order. Ctrl-C stops.
+message of the break once and in order. The server keeps the last 200
+messages of a thread: when more came in the break, riff first shows one
+yellow line with the number of the lost messages, then the kept ones.
+Ctrl-C stops.
 `
 	helpClaim = `Claims a work item in the thread of your repository (or -t THREAD).
 riff claim exits with status 1 when another session holds the item, or

@@ -38,6 +38,13 @@ type golden struct {
 	until string
 	// serverBuild is the build that the fake server names.
 	serverBuild string
+	// local is the riff of this machine in riff server: "" is an address
+	// with no riff, "other" a second fake server, "same" the fake server
+	// under the name [::1].
+	local string
+	// signIn makes the fake server a riff with sign-in: it refuses its
+	// facts to riff, which sends no token.
+	signIn bool
 }
 
 // goldenCases are the commands of the guide. The same cases run against
@@ -83,6 +90,10 @@ func goldenCases() []golden {
 		{name: "lead-notes-history", args: []string{"lead", "notes", "--history"}},
 		{name: "lead-notes-edit-file", args: []string{"lead", "notes", "edit", "--file", "NOTES"}},
 		{name: "server", args: []string{"server"}, color: true},
+		{name: "server-local", args: []string{"server"}, local: "other", color: true},
+		{name: "server-local-same", args: []string{"server"}, local: "same"},
+		{name: "server-no-answer", args: []string{"--server", "127.0.0.1:1", "server"}, local: "other", color: true},
+		{name: "server-sign-in", args: []string{"server"}, signIn: true, color: true},
 		{name: "server-newer", args: []string{"server"}, serverBuild: "0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z"},
 		{name: "who-newer-server", args: []string{"who"}, serverBuild: "0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z"},
 		{name: "who-old-server", args: []string{"who"}, serverBuild: "0.2.0 929605821e54 2026-09-27T22:03:01Z"},
@@ -92,6 +103,7 @@ func goldenCases() []golden {
 		{name: "help", args: []string{"--help"}},
 		{name: "help-claim", args: []string{"help", "claim"}},
 		{name: "help-server", args: []string{"help", "server"}},
+		{name: "help-tail", args: []string{"help", "tail"}},
 		{name: "version", args: []string{"--version"}},
 		{name: "unknown-command", args: []string{"frobnicate"}},
 	}
@@ -146,7 +158,8 @@ func inProcess(dir, server string) runner {
 	return func(t *testing.T, g golden, args []string) (string, string, int) {
 		t.Helper()
 		b, _ := build.ParseBuild(testBuild)
-		env := map[string]string{"USER": "mike", "RIFF_SERVER": server, "PWD": dir}
+		// Port 1 has no riff: riff server shows no riff of this machine.
+		env := map[string]string{"USER": "mike", "RIFF_SERVER": server, "PWD": dir, envTestLocal: "http://127.0.0.1:1"}
 		for k, v := range g.env {
 			env[k] = v
 		}
@@ -246,12 +259,28 @@ func TestGoldenFake(t *testing.T) {
 	}
 	for _, g := range goldenCases() {
 		t.Run(g.name, func(t *testing.T) {
-			fake := &fakeServer{t: t, build: testBuild}
+			fake := &fakeServer{t: t, build: testBuild, signIn: g.signIn}
 			if g.serverBuild != "" {
 				fake.build = g.serverBuild
 			}
 			srv := httptest.NewServer(fake)
 			defer srv.Close()
+			local := ""
+			switch g.local {
+			case "other":
+				other := httptest.NewServer(&fakeServer{t: t, build: testBuild})
+				defer other.Close()
+				local = other.URL
+				g.env = map[string]string{envTestLocal: local}
+			case "same":
+				// The riff that riff uses is the fake server under the
+				// name localhost, and the riff of this machine is the
+				// same server under 127.0.0.1: it answers, so a line
+				// local would show if riff took them for two riffs.
+				port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+				g.env = map[string]string{"RIFF_SERVER": "localhost:" + port, envTestLocal: srv.URL}
+				local = "http://localhost:" + port
+			}
 			run := inProcess(dir, srv.URL)
 			args := replaceArg(g.args, "NOTES", notes)
 			variants := []string{"never"}
@@ -266,6 +295,12 @@ func TestGoldenFake(t *testing.T) {
 				stdout, stderr, code := run(t, g, full)
 				stdout = strings.ReplaceAll(stdout, srv.URL, "http://SERVER")
 				stderr = strings.ReplaceAll(stderr, srv.URL, "http://SERVER")
+				switch g.local {
+				case "other":
+					stdout = strings.ReplaceAll(stdout, local, "http://LOCAL")
+				case "same":
+					stdout = strings.ReplaceAll(stdout, local, "http://localhost:PORT")
+				}
 				calls := fake.Calls()
 				for i := range calls {
 					calls[i] = strings.ReplaceAll(calls[i], notes, "NOTES")
@@ -293,4 +328,36 @@ func replaceArg(args []string, old, new string) []string {
 		out[i] = strings.ReplaceAll(a, old, new)
 	}
 	return out
+}
+
+func TestSameRiff(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{name: "same URL", a: "http://first:7878", b: "first", want: true},
+		{name: "localhost and 127.0.0.1", a: "localhost", b: "127.0.0.1", want: true},
+		{name: "[::1] and 127.0.0.1", a: "[::1]:9000", b: "127.0.0.1:9000", want: true},
+		{name: "::1 and localhost", a: "::1", b: "http://localhost:7878", want: true},
+		{name: "another port", a: "localhost:9000", b: "127.0.0.1:7878", want: false},
+		{name: "another host", a: "first:7878", b: "127.0.0.1:7878", want: false},
+		{name: "another scheme", a: "https://localhost:7878", b: "http://127.0.0.1:7878", want: false},
+		{name: "another path", a: "http://localhost:7878/riff", b: "http://127.0.0.1:7878", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := riffclient.ParseServer(tt.a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := riffclient.ParseServer(tt.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sameRiff(a, b); got != tt.want {
+				t.Errorf("sameRiff(%s, %s) = %v; want %v", a, b, got, tt.want)
+			}
+		})
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/build"
@@ -14,19 +17,26 @@ import (
 func parseBuild(s string) (build.Build, error) { return build.ParseBuild(s) }
 
 // server shows the riff that riff uses, where the choice comes from, its
-// release against this riff, and the facts of the server. The last line
-// says what to run when the person must act.
+// release against this riff, the sign-in, and the facts of the server;
+// then the riff of this machine when it is another riff and answers. The
+// last line says what to run when the person must act.
 func (c *cli) server(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	if err := c.noArgs(fs, args); err != nil {
 		return err
 	}
+	// The riff of this machine is asked at the same time, with a short
+	// budget: it shows only when it answers.
+	local := make(chan []fact, 1)
+	go func() { local <- c.localFacts(ctx) }()
+
 	lines := []fact{
 		{key: "riff", value: c.build.Display()},
 		{key: "server", value: c.serverURL().String(), extra: "(" + c.serverFrom + ")"},
 	}
 	facts, err := c.client.Facts(ctx)
 	var mismatch *riffclient.MismatchError
+	var refused *wire.Refused
 	var act string
 	var actColor string
 	failed := false
@@ -38,9 +48,8 @@ func (c *cli) server(ctx context.Context, args []string) error {
 			break
 		}
 		rel, a, col := c.releaseFact(sb)
-		lines = append(lines, rel)
+		lines = append(lines, rel, noSignInFact)
 		act, actColor = a, col
-		lines = append(lines, fact{key: "  sign-in", value: "none: this riff has no sign-in"})
 		lines = append(lines, factLines(facts)...)
 	case errors.As(err, &mismatch):
 		failed = true
@@ -52,11 +61,18 @@ func (c *cli) server(ctx context.Context, args []string) error {
 			lines = append(lines, fact{key: "  release", value: clean(mismatch.Text), color: red})
 			act, actColor = "Check that the server is riff-server. See riff help server.", red
 		}
+	case errors.As(err, &refused) && signInCode(refused.Code):
+		// A riff with sign-in gives its facts only to a person who is
+		// signed in: riff sends no token.
+		failed = true
+		lines = append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
+		act, actColor = "Run riff login.", red
 	default:
 		failed = true
-		lines = append(lines, fact{key: "  answer", value: "none: " + c.words(err), color: red})
+		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
 		act, actColor = "Start riff-server, or name another riff with --server. See riff help server.", red
 	}
+	lines = append(lines, <-local...)
 	c.out.factsAt(lines, 12)
 	if act != "" {
 		c.out.line(colored(actColor, act))
@@ -65,6 +81,89 @@ func (c *cli) server(ctx context.Context, args []string) error {
 		return errSilent
 	}
 	return nil
+}
+
+// noSignInFact is the sign-in of a riff that gives its facts to riff,
+// which sends no token: a riff with sign-in gives them only to a person
+// who is signed in.
+var noSignInFact = fact{key: "  sign-in", value: "none: this riff has no sign-in"}
+
+// signInCode says whether a refusal says that the riff wants a sign-in.
+func signInCode(code wire.Code) bool {
+	switch code {
+	case wire.NoToken, wire.BadToken:
+		return true
+	}
+	return false
+}
+
+// localBudget is the budget of the call to the riff of this machine in
+// riff server: it shows only when it answers, and it must not hold the
+// command.
+const localBudget = 2 * time.Second
+
+// localFacts gives the lines of the riff of this machine: local, its
+// release and its sign-in. It gives none when the riff that riff uses is
+// the riff of this machine, and none when it does not answer.
+func (c *cli) localFacts(ctx context.Context) []fact {
+	raw := c.env(envTestLocal)
+	if raw == "" {
+		raw = riffclient.DefaultServer
+	}
+	u, err := riffclient.ParseServer(raw)
+	if err != nil || sameRiff(u, c.serverURL()) {
+		return nil
+	}
+	opts := riffclient.Options{Build: c.build}
+	if c.system.client != nil {
+		c.system.client(&opts)
+	}
+	opts.Out, opts.Budget = nil, localBudget
+	facts, err := riffclient.New(u, opts).Facts(ctx)
+	lines := []fact{{key: "local", value: u.String(), extra: "(the riff of this machine)"}}
+	var mismatch *riffclient.MismatchError
+	var refused *wire.Refused
+	switch {
+	case err == nil:
+		sb, perr := parseBuild(facts.Build)
+		if perr != nil {
+			return append(lines, fact{key: "  release", value: clean(facts.Build), color: yellow, extra: "a build that riff cannot read", extraColor: yellow})
+		}
+		rel, _, _ := c.releaseFact(sb)
+		return append(lines, rel, noSignInFact)
+	case errors.As(err, &mismatch) && mismatch.Server != nil:
+		rel, _, _ := c.releaseFact(*mismatch.Server)
+		return append(lines, rel)
+	case errors.As(err, &refused) && signInCode(refused.Code):
+		return append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
+	}
+	return nil
+}
+
+// envTestLocal names a test hook: the URL of the riff of this machine in
+// riff server, in place of http://127.0.0.1:7878. The tests of riff set
+// it so that a riff-server of the machine does not change their output;
+// a person never sets it.
+const envTestLocal = "RIFF_TEST_LOCAL"
+
+// sameRiff says whether a and b are one riff: the same URL, or the same
+// scheme, port and path on localhost, 127.0.0.1 or [::1].
+func sameRiff(a, b *url.URL) bool {
+	if a.String() == b.String() {
+		return true
+	}
+	return loopback(a.Hostname()) && loopback(b.Hostname()) &&
+		a.Scheme == b.Scheme && a.Port() == b.Port() &&
+		strings.TrimRight(a.Path, "/") == strings.TrimRight(b.Path, "/")
+}
+
+// loopback says whether a host names the riff of this machine.
+func loopback(host string) bool {
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
 
 // errSilent ends a command that printed its fault already.
