@@ -1,0 +1,185 @@
+package riffengine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/como-technologies/riff/riffstate"
+)
+
+// The benchmarks of durable commands through HTTP (the issue, "Tests that
+// must exist"), with the two ceilings beside them, measured in one run:
+//
+//	go test -run '^$' -bench 'DurableClaimsHTTP|FsyncRate|TrivialHTTP' -benchtime=20000x -count=5 ./riffengine
+//
+// Results and their reading: docs/performance.md, section riffengine.
+
+// benchClients is the number of concurrent clients on loopback.
+const benchClients = 64
+
+// newBenchClient gives a client that keeps one connection per client.
+func newBenchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
+}
+
+// load runs b.N calls from benchClients goroutines; call i of client c
+// is body(c, i). It reports the calls per second and the p50 and p99 of
+// their latency.
+func load(b *testing.B, client *http.Client, url string, body func(c, i int) (string, []byte)) {
+	var next atomic.Int64
+	lat := make([][]time.Duration, benchClients)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range benchClients {
+		wg.Go(func() {
+			for i := 0; next.Add(1) <= int64(b.N); i++ {
+				path, data := body(c, i)
+				t0 := time.Now()
+				resp, err := client.Post(url+path, "application/json", bytes.NewReader(data))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Errorf("POST %s = %d", path, resp.StatusCode)
+					return
+				}
+				lat[c] = append(lat[c], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	b.StopTimer()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))].Microseconds()) / 1e3 }
+	b.ReportMetric(float64(b.N)/took.Seconds(), "calls/s")
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
+
+// BenchmarkDurableClaimsHTTP: each client claims its own item and
+// releases it, in turn, through HTTP on the directory store (each chunk
+// fsynced, with the lease checked around each chunk, as riff-server
+// runs). Half the calls are claims.
+func BenchmarkDurableClaimsHTTP(b *testing.B) {
+	ctx := context.Background()
+	st, err := dir.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "directory", Build: serverBuild(),
+		Logger: slog.New(slog.DiscardHandler)})
+	defer e.Close(errors.New("the benchmark ends"))
+	if err := e.TakeLease(ctx, riffengine.NewInstanceID(), 0); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.MakeRiff(ctx, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	e.SetServing(true, "")
+	srv := httptest.NewServer(riffengine.NewServer(e, riffengine.NoSignIn{}))
+	defer srv.Close()
+	client := newBenchClient()
+	mustPost := func(path string, v any) {
+		data, _ := json.Marshal(v)
+		resp, err := client.Post(srv.URL+path, "application/json", bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("POST %s = %d", path, resp.StatusCode)
+		}
+	}
+	mustPost("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
+	claims, releases := make([][]byte, benchClients), make([][]byte, benchClients)
+	for c := range benchClients {
+		me := name.SessionURI{User: fmt.Sprintf("u%d", c), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c)}
+		mustPost("/v1/register", wire.Register{Me: me})
+		item := name.Item(fmt.Sprintf("item-%d", c))
+		claims[c], _ = json.Marshal(wire.Claim{Me: me, Item: item})
+		releases[c], _ = json.Marshal(wire.Release{Me: me, Item: item})
+	}
+	load(b, client, srv.URL, func(c, i int) (string, []byte) {
+		if i%2 == 0 {
+			return "/v1/claim", claims[c]
+		}
+		return "/v1/release", releases[c]
+	})
+	b.ReportMetric(float64(e.ChunkMedian()), "chunk-median")
+}
+
+// BenchmarkTrivialHTTP is the ceiling of net/http on this machine under
+// the same load: a handler that reads the body and writes a small JSON.
+func BenchmarkTrivialHTTP(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"holder":"riff://u1@h/o/repo?session=s0001&claim=item-1"}` + "\n"))
+	}))
+	defer srv.Close()
+	body, _ := json.Marshal(wire.Claim{Me: name.SessionURI{User: "u1", Host: "h", Repo: "o/repo", Session: "s0001"}, Item: "item-1"})
+	load(b, newBenchClient(), srv.URL, func(c, i int) (string, []byte) { return "/v1/claim", body })
+}
+
+// BenchmarkFsyncRate is the raw rate of durable small writes on the disk
+// of b.TempDir (the same disk as the directory store of
+// BenchmarkDurableClaimsHTTP): create a file, write 300 bytes, fsync it,
+// close it, fsync the directory.
+func BenchmarkFsyncRate(b *testing.B) {
+	d := b.TempDir()
+	data := bytes.Repeat([]byte("x"), 300)
+	dirFile, err := os.Open(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dirFile.Close()
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		f, err := os.OpenFile(filepath.Join(d, fmt.Sprintf("%020d", i)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := dirFile.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "fsyncs/s")
+}
