@@ -40,7 +40,8 @@ type Selector struct {
 func (s Selector) IsOther() bool { return s.Other != nil }
 
 // IsEmpty says whether s names no field. Such a selector matches no
-// session (an empty to list, not an empty selector, means all).
+// session. (An empty to list is a post "to all": each member reads it,
+// and it wakes nobody.)
 func (s Selector) IsEmpty() bool {
 	return !s.IsOther() && s.User == "" && s.Session == "" && s.Host == "" && s.Repo == "" &&
 		s.Worktree == "" && s.Claim == "" && s.Lead == nil && s.Person == nil
