@@ -197,8 +197,18 @@ func fastString(v []byte, null bool) (string, error) {
 	return s, err
 }
 
-// Decode reads one line of the log.
+// Decode reads one line of the log. It takes the fast path (fast.go),
+// and the slow path for each line that the fast path does not read.
 func Decode(line []byte) (Record, error) {
+	if r, ok := decodeFast(line); ok {
+		return r, nil
+	}
+	return decodeSlow(line)
+}
+
+// decodeSlow reads one line of the log with encoding/json and the
+// UnmarshalJSON of each type: the reference of the fast path.
+func decodeSlow(line []byte) (Record, error) {
 	if json.Valid(line) {
 		var r Record
 		err := r.UnmarshalJSON(line)

@@ -1,0 +1,9 @@
+package record
+
+// DecodeSlow and DecodeFast give the tests of package record_test the
+// two paths of Decode.
+func DecodeSlow(line []byte) (Record, error) { return decodeSlow(line) }
+
+// DecodeFast is the fast path alone; ok is false when it leaves the line
+// to the slow path.
+func DecodeFast(line []byte) (r Record, ok bool) { return decodeFast(line) }

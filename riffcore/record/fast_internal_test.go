@@ -1,0 +1,113 @@
+package record
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/como-technologies/riff/riffcore/selector"
+)
+
+// fastKinds are the kinds that the fast path must read: the work records
+// of a replay and the common kinds of the log.
+var fastKinds = []Kind{
+	KindClaimed, KindReleased, KindPosted, KindJoinedThread, KindLeftThread, KindSessionStarted,
+	KindLeadSet, KindPauseSet, KindItemHeld, KindItemFreed,
+}
+
+// tagKeys gives the JSON keys of the fields of the struct t, as
+// encoding/json names them: required, each field with no omitempty and
+// no omitzero; optional, the others.
+func tagKeys(t *testing.T, typ reflect.Type) (required, optional []string) {
+	t.Helper()
+	for f := range typ.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		key, opts, _ := strings.Cut(tag, ",")
+		if key == "" {
+			key = f.Name
+		}
+		omit := false
+		for opt := range strings.SplitSeq(opts, ",") {
+			switch opt {
+			case "omitempty", "omitzero":
+				omit = true
+			case "":
+			default:
+				// checkFields counts a field with any option as one
+				// that may be absent: the two rules would part.
+				t.Errorf("%v: the field %s has the option %q; the fast path knows only omitempty and omitzero", typ, f.Name, opt)
+			}
+		}
+		if omit {
+			optional = append(optional, key)
+		} else {
+			required = append(required, key)
+		}
+	}
+	return required, optional
+}
+
+// The table of the keys of the fast path equals what the struct tags
+// say, and the fast path reads each kind of fastKinds.
+func TestBodyKeysMatchTheTags(t *testing.T) {
+	for _, k := range Kinds() {
+		required, optional, ok := bodyKeys(k)
+		if !ok {
+			if slices.Contains(fastKinds, k) {
+				t.Errorf("bodyKeys(%s): the fast path does not read the kind", k)
+			}
+			continue
+		}
+		c, known, _ := decodeKind(k, []byte("{}"))
+		if !known {
+			t.Fatalf("decodeKind(%s) does not know the kind", k)
+		}
+		typ := reflect.TypeOf(c)
+		wantRequired, wantOptional := tagKeys(t, typ)
+		if got := strings.Fields(required); !slices.Equal(got, wantRequired) {
+			t.Errorf("bodyKeys(%s) required = %q; the tags of %v say %q", k, got, typ, wantRequired)
+		}
+		if got := strings.Fields(optional); !slices.Equal(got, wantOptional) {
+			t.Errorf("bodyKeys(%s) optional = %q; the tags of %v say %q", k, got, typ, wantOptional)
+		}
+		// checkFields goes into a field of a struct type with no decoder
+		// of its own; the fast path checks no such field.
+		for f := range typ.Fields() {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			pt := reflect.PointerTo(ft)
+			if ft.Kind() == reflect.Struct && !pt.Implements(reflect.TypeFor[json.Unmarshaler]()) &&
+				!pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+				t.Errorf("%v.%s is a struct that checkFields checks field by field; the fast path does not", typ, f.Name)
+			}
+		}
+	}
+}
+
+// The keys of the envelope and of a selector are the keys of their tags.
+func TestEnvelopeAndSelectorKeys(t *testing.T) {
+	required, optional := tagKeys(t, reflect.TypeFor[envelope]())
+	if got, want := strings.Fields(envelopeKeys), append(required, optional...); !sameSet(got, want) {
+		t.Errorf("envelopeKeys = %q; the tags of envelope say %q", got, want)
+	}
+	required, optional = tagKeys(t, reflect.TypeFor[selector.Selector]())
+	if got, want := strings.Fields(selectorKeys), append(required, optional...); !sameSet(got, want) {
+		t.Errorf("selectorKeys = %q; the tags of selector.Selector say %q", got, want)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(a, b)
+}

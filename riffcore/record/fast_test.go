@@ -1,0 +1,170 @@
+package record_test
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/como-technologies/riff/riffcore/record"
+)
+
+// goldenLines gives the lines of testdata/each_kind.jsonl.
+func goldenLines(tb testing.TB) [][]byte {
+	tb.Helper()
+	data, err := os.ReadFile("testdata/each_kind.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var lines [][]byte
+	for line := range bytes.Lines(data) {
+		if line = bytes.TrimRight(line, "\n"); len(line) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// fastKinds are the kinds that the fast path reads in each record of
+// the fixtures, when the record holds no escape.
+var fastKinds = []record.Kind{
+	record.KindClaimed, record.KindReleased, record.KindPosted, record.KindJoinedThread, record.KindLeftThread,
+	record.KindSessionStarted, record.KindLeadSet, record.KindPauseSet, record.KindItemHeld, record.KindItemFreed,
+	record.KindRiffMade, record.KindSessionForgotten, record.KindPlanSet, record.KindPlanEnded, record.KindNotesSet,
+	record.KindPersonJoined, record.KindMemberInvited, record.KindMemberRemoved, record.KindAdminSet,
+	record.KindOwnerSet, record.KindOwnerAsked, record.KindOwnerDenied, record.KindOwnerEnded, record.KindSigninsEnded,
+}
+
+// agree checks that Decode and the fast path give what the slow path
+// gives: the same error or none, the same record and the same skip. It
+// reports whether the fast path read the line.
+func agree(t *testing.T, line []byte) (fast bool) {
+	t.Helper()
+	want, wantErr := record.DecodeSlow(line)
+	got, err := record.Decode(line)
+	if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("Decode(%q) = %v; the slow path %v", line, err, wantErr)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Decode(%q) mismatch (-slow +Decode):\n%s", line, diff)
+	}
+	r, ok := record.DecodeFast(line)
+	if !ok {
+		return false
+	}
+	if wantErr != nil {
+		t.Fatalf("the fast path reads %q as %+v; the slow path: %v", line, r, wantErr)
+	}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Fatalf("the fast path reads %q differently (-slow +fast):\n%s", line, diff)
+	}
+	if r.Skipped() != want.Skipped() {
+		t.Fatalf("the fast path reads %q with Skipped() %v; the slow path %v", line, r.Skipped(), want.Skipped())
+	}
+	return true
+}
+
+// Each record of the fixture log and of the golden file reads the same
+// on both paths, and the fast path reads each one of its kinds that
+// holds no escape.
+func TestFastDecodeAgreesOnFixtures(t *testing.T) {
+	for _, set := range []struct {
+		name  string
+		lines [][]byte
+	}{{"log.jsonl", fixtureLines(t)}, {"each_kind.jsonl", goldenLines(t)}} {
+		t.Run(set.name, func(t *testing.T) {
+			read := 0
+			for _, line := range set.lines {
+				r, err := record.DecodeSlow(line)
+				if err != nil {
+					t.Fatalf("the slow path does not read %s: %v", line, err)
+				}
+				fast := agree(t, line)
+				if fast {
+					read++
+				}
+				if !fast && slices.Contains(fastKinds, r.Change.Kind()) && !bytes.Contains(line, []byte(`\`)) {
+					t.Errorf("the fast path does not read %s", line)
+				}
+			}
+			t.Logf("the fast path reads %d of %d records", read, len(set.lines))
+		})
+	}
+}
+
+// fastCases are lines that the fast path reads (fast) or leaves to the
+// slow path, each of which must read the same on both paths.
+var fastCases = []struct {
+	name string
+	line string
+	fast bool
+}{
+	{"claimed", storeClaimed, true},
+	{"pause of a repository", pauseRepo, true},
+	{"pause of the riff", pauseRiff, true},
+	{"white space", " {\t\"position\" : 1 ,\n\"written_at_ms\":-2,\"change\": {\"plan_ended\" :{ \"thread\":\"o/r\" } } }\r\n", true},
+	{"unknown field", `{"position":3,"written_at_ms":1,"call":"c1","shard":[2,{"a":null}],"change":{"plan_ended":{"thread":"o/r","why":"done"}}}`, true},
+	{"unknown kind", `{"position":7,"written_at_ms":1,"change":{"wave_started":{"wave":"w1","n":[1.5e3]}}}`, true},
+	{"known kind in another case", `{"position":7,"written_at_ms":1,"change":{"Plan_ended":{"thread":"o/r"}}}`, true},
+	{"no by, no command", `{"position":7,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, true},
+	{"empty to and woken", `{"position":1,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":0,"sender":"","kind":"note","to":[],"payload":"","woken":[]}}}`, true},
+	{"selectors", `{"position":1,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":18446744073709551615,"sender":"riff://a@b","kind":"x","to":[{},{"repo":"-","lead":false,"person":true,"user":"u","session":"s","host":"h","worktree":"w","claim":"c"}],"payload":"e30="}}}`, true},
+	{"session with an unknown part", `{"position":11,"written_at_ms":1,"change":{"claimed":{"session":"riff://ann@host/o/repo?session=s1&zone=é","thread":"o/repo","item":"issue-7"}}}`, true},
+	{"lead_set with old", `{"position":1,"written_at_ms":1,"change":{"lead_set":{"session":"riff://a@h/o/r?session=s","thread":"o/r","old":"a/t"}}}`, true},
+	{"reason of a later build", `{"position":1,"written_at_ms":1,"change":{"session_started":{"session":"riff://a@h/o/r?session=s","reason":"migrate","worker":false}}}`, true},
+	{"text in UTF-8", `{"position":1,"written_at_ms":1,"command":"café","change":{"item_held":{"thread":"o/r","item":"i","reason":"wait 🙂"}}}`, true},
+
+	{"an escape", `{"position":1,"written_at_ms":1,"command":"\u0063laim","change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"an escape in a key", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"t\u0068read":"o/r","item":"i"}}}`, false},
+	{"a key in another case", `{"Position":1,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a body key in another case", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"Thread":"o/r","item":"i"}}}`, false},
+	{"a key twice", `{"position":1,"position":2,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a body key twice", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i","item":"j"}}}`, false},
+	{"null", `{"position":null,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"null by", `{"position":1,"written_at_ms":1,"by":null,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a fraction", `{"position":1.0,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"an exponent", `{"position":1,"written_at_ms":1e3,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a position too big", `{"position":18446744073709551616,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a leading zero", `{"position":01,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"no change", `{"position":1,"written_at_ms":1}`, false},
+	{"no required field", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"item":"i"}}}`, false},
+	{"a bad item", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i j"}}}`, false},
+	{"by of a later build", `{"position":12,"written_at_ms":1,"by":{"robot":"r2"},"change":{"plan_ended":{"thread":"o/r"}}}`, false},
+	{"scope of a later build", `{"position":8,"written_at_ms":1,"change":{"pause_set":{"scope":{"repository":"-"},"state":"paused"}}}`, false},
+	{"selector of a later build", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","to":[{"team":"core"}],"payload":"e30="}}}`, false},
+	{"payload not base64", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","payload":"e30"}}}`, false},
+	{"setting_changed", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r","count":2}}}}`, false},
+	{"not UTF-8", "{\"position\":1,\"written_at_ms\":1,\"command\":\"\xff\",\"change\":{\"item_freed\":{\"thread\":\"o/r\",\"item\":\"i\"}}}", false},
+	{"not JSON after the record", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}x`, false},
+	{"not JSON in an unknown field", `{"position":1,"written_at_ms":1,"x":[1,],"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a control character", "{\"position\":1,\"written_at_ms\":1,\"command\":\"a\tb\",\"change\":{\"item_freed\":{\"thread\":\"o/r\",\"item\":\"i\"}}}", false},
+}
+
+func TestFastDecodeCases(t *testing.T) {
+	for _, tt := range fastCases {
+		t.Run(tt.name, func(t *testing.T) {
+			if fast := agree(t, []byte(tt.line)); fast != tt.fast {
+				t.Errorf("the fast path reads %s: %v; want %v", tt.line, fast, tt.fast)
+			}
+		})
+	}
+}
+
+// FuzzFastDecodeAgrees decodes any bytes with Decode, the fast path and
+// the slow path: the same error or none, and the same record and skip.
+func FuzzFastDecodeAgrees(f *testing.F) {
+	for _, line := range fixtureLines(f) {
+		f.Add(line)
+	}
+	for _, line := range goldenLines(f) {
+		f.Add(line)
+	}
+	for _, tt := range fastCases {
+		f.Add([]byte(tt.line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		agree(t, line)
+	})
+}
