@@ -88,8 +88,9 @@ func (s *system) run(ctx context.Context, args []string) int {
 	return c.finish(err)
 }
 
-// finish prints an error in the words of the guide and gives the exit
-// code. No Go error text reaches the person.
+// finish prints an error in the words of the guide, in red when stderr
+// takes color, and gives the exit code. No Go error text reaches the
+// person.
 func (c *cli) finish(err error) int {
 	if err == nil {
 		return exitOK
@@ -106,11 +107,11 @@ func (c *cli) finish(err error) int {
 	var mismatch *riffclient.MismatchError
 	switch {
 	case errors.As(err, &usage):
-		fmt.Fprintf(errw, "Error: %s\n", clean(usage.msg))
+		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(usage.msg)))
 		fmt.Fprintln(errw, "Run riff --help for the commands, or riff help COMMAND.")
 		return exitUsage
 	case errors.As(err, &refused):
-		fmt.Fprintf(errw, "Error: %s\n", clean(refused.Reason))
+		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(refused.Reason)))
 		return exitFail
 	case errors.As(err, &mismatch):
 		fmt.Fprintln(errw, c.paintErr(red, clean(mismatch.Text)))
@@ -118,7 +119,7 @@ func (c *cli) finish(err error) int {
 	case errors.Is(err, context.Canceled):
 		return 130
 	}
-	fmt.Fprintf(errw, "Error: %s\n", c.words(err))
+	fmt.Fprintln(errw, c.paintErr(red, "Error: "+c.words(err)))
 	return exitFail
 }
 

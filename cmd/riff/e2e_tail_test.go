@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +26,13 @@ type tailProc struct {
 	done   chan struct{}
 }
 
-// startTail starts riff tail THREAD --color never in dir as the person,
+// startTail starts riff tail THREAD --color COLOR in dir as the person,
 // with the test hook RIFF_TEST_TAIL_GATE=gate, and waits until its
 // stream is open: from then on each new message shows.
-func startTail(t *testing.T, bin, dir, server, thread, gate string) *tailProc {
+func startTail(t *testing.T, bin, dir, server, thread, color, gate string) *tailProc {
 	t.Helper()
 	p := &tailProc{t: t, done: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(bin, "riff"), "tail", thread, "--color", "never")
+	p.cmd = exec.Command(filepath.Join(bin, "riff"), "tail", thread, "--color", color)
 	p.cmd.Dir = dir
 	p.cmd.Env = append(riffEnv(server, ""), envTailGate+"="+gate)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
@@ -120,7 +121,7 @@ func testTailRestart(t *testing.T, bin string) {
 	if err := os.WriteFile(open, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tail := startTail(t, bin, dir, server, "acme/app", open)
+	tail := startTail(t, bin, dir, server, "acme/app", "never", open)
 	post(t, bin, dir, server, "one")
 	post(t, bin, dir, server, "two")
 	tail.waitOut("two")
@@ -150,7 +151,8 @@ func testTailRestart(t *testing.T, bin string) {
 // testTailLost: after a break with more than 200 new messages, riff tail
 // shows the yellow line of the lost messages, then the 200 kept ones in
 // order, then the new messages. The test hook holds tail away from the
-// server until the 250 posts are in.
+// server until the 250 posts are in. tail runs with --color always, so
+// the line of lost messages must be yellow.
 func testTailLost(t *testing.T, bin string) {
 	srv := startServer(t, bin, freePort(t), t.TempDir())
 	server := srv.url()
@@ -158,7 +160,7 @@ func testTailLost(t *testing.T, bin string) {
 	post(t, bin, dir, server, "before the tail")
 
 	gate := filepath.Join(t.TempDir(), "gate")
-	tail := startTail(t, bin, dir, server, "acme/app", gate)
+	tail := startTail(t, bin, dir, server, "acme/app", "always", gate)
 	post(t, bin, dir, server, "before the break")
 	tail.waitOut("before the break")
 
@@ -188,13 +190,33 @@ func testTailLost(t *testing.T, bin string) {
 		want = append(want, fmt.Sprintf("break %d", i))
 	}
 	want = append(want, "after the break")
-	if diff := cmp.Diff(want, tailBodies(tail.stdout.String())); diff != "" {
+	out := tail.stdout.String()
+	if diff := cmp.Diff(want, tailBodies(stripColor(out))); diff != "" {
 		t.Errorf("riff tail across a break of %d messages (-want +got):\n%s", inBreak, diff)
 	}
-	if got, want := tail.stderr.String(), "(open)\n(reconnecting…)\n(back)\n"; got != want {
+	notice := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "lost") && !strings.Contains(line, "last messages of a thread") {
+			continue
+		}
+		notice++
+		if !strings.HasPrefix(line, "\x1b["+yellow+"m") || !strings.HasSuffix(line, "\x1b[0m") {
+			t.Errorf("a line of lost messages in riff tail --color always = %q; want it yellow", line)
+		}
+	}
+	if notice == 0 {
+		t.Errorf("riff tail --color always shows no line of lost messages:\n%s", out)
+	}
+	if got, want := stripColor(tail.stderr.String()), "(open)\n(reconnecting…)\n(back)\n"; got != want {
 		t.Errorf("the stderr of riff tail = %q; want %q", got, want)
 	}
 }
+
+// colorRE is a color of riff: ESC [ codes m.
+var colorRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// stripColor removes the colors from an output.
+func stripColor(s string) string { return colorRE.ReplaceAllString(s, "") }
 
 // tailBodies gives the bodies of the blocks of riff tail and its lines of
 // lost messages (a wrapped line joined again), in order.

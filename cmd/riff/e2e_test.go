@@ -46,27 +46,34 @@ func e2eScenario() []e2eStep {
 		{name: "06-claim-b", session: b, args: []string{"claim", "issue-12"}},
 		{name: "07-claim-a-held", session: a, args: []string{"claim", "issue-12"}},
 		{name: "08-pause", args: []string{"pause"}},
-		{name: "09-claim-paused", session: b, args: []string{"claim", "issue-13"}},
-		{name: "10-resume", args: []string{"resume"}},
-		{name: "11-plan-hold", session: a, args: []string{"plan", "hold", "issue-14", "waits", "for", "the", "word", "of", "Mike"}},
+		// who while the repository is paused: the sessions there are
+		// paused, and the last line says what to run.
+		{name: "09-who-paused", args: []string{"who"}},
+		{name: "10-claim-paused", session: b, args: []string{"claim", "issue-13"}},
+		{name: "11-resume", args: []string{"resume"}},
+		{name: "12-plan-hold", session: a, args: []string{"plan", "hold", "issue-14", "waits", "for", "the", "word", "of", "Mike"}},
 		// A worker cannot claim a held item (on_hold, exit 1); a session
 		// that is no worker gets it with the hold as a warning.
-		{name: "12-claim-worker-on-hold", session: w, worker: true, args: []string{"claim", "issue-14"}},
-		{name: "13-claim-b-warning", session: b, args: []string{"claim", "issue-14"}},
-		{name: "14-tell-lead", session: b, args: []string{"tell", "lead", "Merge issue-12 now?"}},
-		{name: "15-post", args: []string{"post", "--to", "claim=issue-12", "API is ready"}},
-		{name: "16-read-a", session: a, args: []string{"read"}},
-		{name: "17-release-for", session: a, args: []string{"release", "issue-12", "--session", b[:8]}},
-		{name: "18-who", args: []string{"who"}},
-		{name: "19-threads", session: b, args: []string{"threads"}},
-		{name: "20-read-all", session: b, args: []string{"read", "--all"}},
-		{name: "21-status", session: b, args: []string{"status", "write", "the", "tests"}},
-		{name: "22-step", session: b, args: []string{"step", "start", "live", "window"}},
-		{name: "23-blocked", session: b, args: []string{"blocked", "which of two designs?"}},
-		{name: "24-notes-edit", args: []string{"lead", "notes", "edit", "--file", "NOTES"}},
-		{name: "25-notes", args: []string{"lead", "notes"}},
-		{name: "26-plan-free", session: a, args: []string{"plan", "free", "issue-14"}},
-		{name: "27-release", session: b, args: []string{"release", "issue-14"}},
+		{name: "13-claim-worker-on-hold", session: w, worker: true, args: []string{"claim", "issue-14"}},
+		{name: "14-claim-b-warning", session: b, args: []string{"claim", "issue-14"}},
+		{name: "15-tell-lead", session: b, args: []string{"tell", "lead", "Merge issue-12 now?"}},
+		{name: "16-post", args: []string{"post", "--to", "claim=issue-12", "API is ready"}},
+		{name: "17-read-a", session: a, args: []string{"read"}},
+		{name: "18-release-for", session: a, args: []string{"release", "issue-12", "--session", b[:8]}},
+		{name: "19-who", args: []string{"who"}},
+		{name: "20-threads", session: b, args: []string{"threads"}},
+		{name: "21-read-all", session: b, args: []string{"read", "--all"}},
+		{name: "22-status", session: b, args: []string{"status", "write", "the", "tests"}},
+		{name: "23-step", session: b, args: []string{"step", "start", "live", "window"}},
+		{name: "24-blocked", session: b, args: []string{"blocked", "which of two designs?"}},
+		{name: "25-notes-edit", args: []string{"lead", "notes", "edit", "--file", "NOTES"}},
+		{name: "26-notes", args: []string{"lead", "notes"}},
+		{name: "27-plan-free", session: a, args: []string{"plan", "free", "issue-14"}},
+		{name: "28-release", session: b, args: []string{"release", "issue-14"}},
+		{name: "29-post-b", session: b, args: []string{"post", "the tests pass"}},
+		// who again: b is blocked now.
+		{name: "30-who", args: []string{"who"}},
+		{name: "31-server", args: []string{"server"}},
 	}
 }
 
@@ -90,39 +97,111 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)
 		}
 	}
-	t.Run("scenario", func(t *testing.T) { testScenario(t, bin) })
+	// The scenario runs twice, each time against its own riff-server:
+	// with --color never and with --color always. The riff of this
+	// machine in riff server is the server itself (under the name
+	// localhost, shown once) for the first, and the server of the first
+	// for the second.
+	plain := startServer(t, bin, freePort(t), t.TempDir())
+	color := startServer(t, bin, freePort(t), t.TempDir())
+	t.Run("scenario", func(t *testing.T) {
+		testScenario(t, bin, plain, "never", "http://localhost:"+plain.port(), "e2e")
+	})
+	t.Run("scenario-color", func(t *testing.T) {
+		testScenario(t, bin, color, "always", plain.url(), "e2e-color")
+	})
 	t.Run("no-server", func(t *testing.T) { testNoServer(t, bin) })
 	t.Run("tail-restart", func(t *testing.T) { testTailRestart(t, bin) })
 	t.Run("tail-lost", func(t *testing.T) { testTailLost(t, bin) })
 }
 
-// testScenario runs the scenario of the guide, each step against the
-// golden file testdata/e2e/STEP.golden.
-func testScenario(t *testing.T, bin string) {
-	srv := startServer(t, bin, freePort(t), t.TempDir())
+// testScenario runs the scenario of the guide against srv with --color
+// COLOR, each step against the golden file testdata/DIR/STEP.golden,
+// while riff tail follows the thread of the repository (DIR/tail.golden).
+// local is the riff of this machine for riff server. With color, it
+// checks that each session has the same color in riff who, riff read and
+// riff tail.
+func testScenario(t *testing.T, bin string, srv *riffServer, color, local, dir string) {
 	server := srv.url()
-	dir := repoDir(t)
+	repo := repoDir(t)
 	notes := filepath.Join(t.TempDir(), "notes.md")
 	if err := os.WriteFile(notes, []byte("Wave 5: issue-20.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, server, "http://SERVER")
+		s = strings.ReplaceAll(s, local, "http://LOCAL")
+		s = strings.ReplaceAll(s, notes, "NOTES")
+		return normalizeFacts(normalizeTimes(s))
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.WriteFile(open, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tail := startTail(t, bin, repo, server, "acme/app", color, open)
+	colors := colorsOfSessions{}
 	for _, step := range e2eScenario() {
 		if step.worker {
 			registerWorker(t, server, step.session)
 		}
-		args := append([]string{"--color", "never"}, replaceArg(step.args, "NOTES", notes)...)
-		stdout, stderr, code := runRiff(t, bin, dir, server, step.session, args...)
-		norm := func(s string) string {
-			s = strings.ReplaceAll(s, server, "http://SERVER")
-			s = strings.ReplaceAll(s, notes, "NOTES")
-			return normalizeTimes(s)
-		}
+		args := append([]string{"--color", color}, replaceArg(step.args, "NOTES", notes)...)
+		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + local}, args...)
 		shown := replaceArg(args, notes, "NOTES")
 		if step.session != "" {
 			shown = append([]string{"RIFF_SESSION=" + step.session}, shown...)
 		}
-		checkGolden(t, "e2e", step.name, transcript(shown, norm(stdout), norm(stderr), code, nil))
+		checkGolden(t, dir, step.name, transcript(shown, norm(stdout), norm(stderr), code, nil))
+		colors.add(t, step.name, stdout)
 	}
+	tail.waitOut("the tests pass")
+	tail.stop()
+	stdout := tail.stdout.String()
+	checkGolden(t, dir, "tail", transcript([]string{"tail", "acme/app", "--color", color}, norm(stdout), tail.stderr.String(), tail.cmd.ProcessState.ExitCode(), nil))
+	colors.add(t, "tail", stdout)
+	if color == "always" && len(colors) < 2 {
+		t.Errorf("the colored scenario shows %d sessions in color; want at least 2", len(colors))
+	}
+}
+
+// sessionColorRE finds a colored session: the color, then the short ID
+// in its name, as riff who, riff read and riff tail show it.
+var sessionColorRE = regexp.MustCompile(`\x1b\[(\d+)m[^\x1b]*\(([0-9a-f]{4})\)\x1b\[0m`)
+
+// colorsOfSessions maps the short ID of each session to its color and the
+// output that showed it first.
+type colorsOfSessions map[string][2]string
+
+// add checks that each colored session of out has the color that it
+// had before: each session has the same color in each command.
+func (m colorsOfSessions) add(t *testing.T, where, out string) {
+	t.Helper()
+	for _, sub := range sessionColorRE.FindAllStringSubmatch(out, -1) {
+		code, id := sub[1], sub[2]
+		if before, ok := m[id]; ok && before[0] != code {
+			t.Errorf("the session %s has the color %s in %s and %s in %s; want one color", id, before[0], before[1], code, where)
+			continue
+		}
+		if _, ok := m[id]; !ok {
+			m[id] = [2]string{code, where}
+		}
+	}
+}
+
+var (
+	msRE     = regexp.MustCompile(`\b\d+ ms\b`)
+	mbRE     = regexp.MustCompile(`\b\d+ MB\b`)
+	countsRE = regexp.MustCompile(`\b\d+ (chunks|sessions|cursors|threads|live sign-ins)\b`)
+	posRE    = regexp.MustCompile(`\bposition \d+`)
+)
+
+// normalizeFacts replaces the facts of riff server that change from run
+// to run: the times of a write and of the replay, the memory, the size
+// of the log and the counts.
+func normalizeFacts(s string) string {
+	s = msRE.ReplaceAllString(s, "N ms")
+	s = mbRE.ReplaceAllString(s, "N MB")
+	s = countsRE.ReplaceAllString(s, "N $1")
+	return posRE.ReplaceAllString(s, "position N")
 }
 
 // testNoServer: a command with no server at its URL fails at once, with
@@ -164,18 +243,27 @@ func testClient(t *testing.T, server string) *riffclient.Client {
 	return riffclient.New(u, riffclient.Options{Build: build.FromBuildInfo(defaultVersion), Budget: 10 * time.Second})
 }
 
-// riffEnv is the env of each riff command of the end-to-end tests.
+// riffEnv is the env of each riff command of the end-to-end tests. The
+// riff of this machine is an address with no riff (port 1), so that a
+// riff-server of the machine does not change the output.
 func riffEnv(server, session string) []string {
-	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session)
+	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session,
+		envTestLocal+"=http://127.0.0.1:1")
 }
 
 // runRiff runs the riff binary in dir as session ("" is the person), and
 // gives its output and exit code.
 func runRiff(t *testing.T, bin, dir, server, session string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runRiffEnv(t, bin, dir, server, session, nil, args...)
+}
+
+// runRiffEnv is runRiff with more env vars.
+func runRiffEnv(t *testing.T, bin, dir, server, session string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "riff"), args...)
 	cmd.Dir = dir
-	cmd.Env = riffEnv(server, session)
+	cmd.Env = append(riffEnv(server, session), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -216,6 +304,9 @@ func startServer(t *testing.T, bin, addr, dir string) *riffServer {
 }
 
 func (s *riffServer) url() string { return "http://" + s.addr }
+
+// port gives the port of the server.
+func (s *riffServer) port() string { return s.addr[strings.LastIndex(s.addr, ":")+1:] }
 
 // start starts the process and waits until it serves.
 func (s *riffServer) start() {
@@ -260,9 +351,10 @@ func (s *riffServer) restart() {
 }
 
 var (
-	agoRE   = regexp.MustCompile(`\b\d+(ms|s|m|h|d) (ago|old)\b`)
-	forRE   = regexp.MustCompile(`\bfor \d+(s|m|h|d)\b`)
-	clockRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?\b`)
+	agoRE = regexp.MustCompile(`\b\d+(ms|s|m|h|d) (ago|old)\b`)
+	forRE = regexp.MustCompile(`\bfor \d+(s|m|h|d)\b`)
+	// A date may follow the start of a color: ESC[1m2026-09-27.
+	clockRE = regexp.MustCompile(`(\b|\x1b\[\d+m)\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?\b`)
 	hourRE  = regexp.MustCompile(`\b\d{2}:\d{2}\b`)
 )
 
@@ -271,7 +363,7 @@ var (
 func normalizeTimes(s string) string {
 	s = agoRE.ReplaceAllString(s, "T $2")
 	s = forRE.ReplaceAllString(s, "for T")
-	s = clockRE.ReplaceAllString(s, "DATE")
+	s = clockRE.ReplaceAllString(s, "${1}DATE")
 	return hourRE.ReplaceAllString(s, "HH:MM")
 }
 

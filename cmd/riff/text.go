@@ -134,8 +134,9 @@ const (
 )
 
 // sessionColors are the colors of the sessions: each session has the
-// same color in riff who and riff tail.
-var sessionColors = [...]string{"36", "35", "34", "32", "33", "91", "94", "95", "96"}
+// same color in riff who, riff read and riff tail. Green, yellow and red
+// are not among them: they say running, a warning and an error.
+var sessionColors = [...]string{"36", "35", "34", "94", "95", "96"}
 
 // printer writes the lines of a command: it cuts each line to the width
 // and adds color when the output takes it.
