@@ -121,22 +121,36 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 }
 
 // catchUp replays the chunks that came after the load, and reads the
-// build of the newest checkpoint for the version rules.
+// build of the newest checkpoint for the version rules. It reads the
+// store with the lock free, and applies the records under it.
 func (e *Engine) catchUp(ctx context.Context) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	replayed, err := replayInto(ctx, e.opts.Store, rifflog.From{Position: e.written, Chain: e.chain}, e.state)
+	from := rifflog.From{Position: e.written, Chain: e.chain}
+	e.mu.Unlock()
+	var records []record.Record
+	replayed, err := rifflog.Replay(ctx, e.opts.Store, from, func(line []byte, position uint64) error {
+		rec, err := record.Decode(line)
+		if err != nil {
+			return fmt.Errorf("the record at position %d does not read: %w", position, err)
+		}
+		records = append(records, rec)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
+	newest, newestErr := rifflog.LoadCheckpoint(ctx, e.opts.Store, nil)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.state.Replay(records...)
 	e.written, e.chain = replayed.Last, replayed.Chain
 	e.facts.position = replayed.Last
 	e.facts.chunks += uint64(replayed.Chunks)
-	if loaded, err := rifflog.LoadCheckpoint(ctx, e.opts.Store, nil); err == nil {
-		e.facts.newestBuild = loaded.Checkpoint.Build
-		if e.facts.checkpoint == nil || loaded.Checkpoint.Position > e.facts.checkpoint.position {
-			e.facts.checkpoint = &checkpointFacts{position: loaded.Checkpoint.Position,
-				at: time.UnixMilli(loaded.Checkpoint.WrittenAtMs), version: loaded.Checkpoint.Build}
+	if newestErr == nil {
+		e.facts.newestBuild = newest.Checkpoint.Build
+		if e.facts.checkpoint == nil || newest.Checkpoint.Position > e.facts.checkpoint.position {
+			e.facts.checkpoint = &checkpointFacts{position: newest.Checkpoint.Position,
+				at: time.UnixMilli(newest.Checkpoint.WrittenAtMs), version: newest.Checkpoint.Build}
 		}
 	}
 	return nil
