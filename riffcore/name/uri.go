@@ -77,7 +77,11 @@ func ParseURI(s string) (SessionURI, error) {
 }
 
 func (u *SessionURI) parseQuery(query string) error {
-	for _, part := range strings.Split(query, "&") {
+	for more := true; more; {
+		// The parts of the query, as strings.Split(query, "&") gives
+		// them, with no list.
+		var part string
+		part, query, more = strings.Cut(query, "&")
 		key, value, _ := strings.Cut(part, "=")
 		switch key {
 		case "session":

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strings"
@@ -82,10 +83,11 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 	var seen keySet
 	var change []byte
 	ok = r.object(func(key []byte) bool {
-		if !hasWord(envelopeKeys, key) {
+		i := wordIndex(envelopeKeys, key)
+		if i < 0 {
 			return r.unknown(key, envelopeKeys, "")
 		}
-		if !seen.add(key) {
+		if !seen.add(i) {
 			return false
 		}
 		var ok bool
@@ -450,22 +452,21 @@ func (r *reader) body(k Kind, field func(key []byte) bool) bool {
 	required, optional, _ := bodyKeys(k)
 	var seen keySet
 	ok := r.object(func(key []byte) bool {
-		if !hasWord(required, key) && !hasWord(optional, key) {
-			return r.unknown(key, required, optional)
+		i := wordIndex(required, key)
+		if i < 0 {
+			if i = wordIndex(optional, key); i < 0 {
+				return r.unknown(key, required, optional)
+			}
+			i += 32
 		}
-		return seen.add(key) && field(key)
+		return seen.add(i) && field(key)
 	})
-	if !ok {
-		return false
+	// The required keys are the first of the set.
+	n := 0
+	if required != "" {
+		n = strings.Count(required, " ") + 1
 	}
-	for rest := required; rest != ""; {
-		var key string
-		key, rest, _ = strings.Cut(rest, " ")
-		if !seen.has(key) {
-			return false
-		}
-	}
-	return true
+	return ok && seen.first(n)
 }
 
 // unknown skips the value of a key that is not in the lists; a key that
@@ -474,7 +475,7 @@ func (r *reader) unknown(key []byte, lists ...string) bool {
 	for _, list := range lists {
 		for rest := list; rest != ""; {
 			var known string
-			known, rest, _ = strings.Cut(rest, " ")
+			known, rest = nextWord(rest)
 			if strings.EqualFold(known, string(key)) {
 				return false
 			}
@@ -502,8 +503,11 @@ func (r *reader) text() (s []byte, ascii bool) {
 		return nil, false
 	}
 	start := r.i + 1
+	j := start
+	for ; j+8 <= len(r.b) && !special(binary.LittleEndian.Uint64(r.b[j:])); j += 8 {
+	}
 	ascii = true
-	for j := start; j < len(r.b); j++ {
+	for ; j < len(r.b); j++ {
 		switch c := r.b[j]; {
 		case c == '"':
 			s = r.b[start:j]
@@ -519,6 +523,16 @@ func (r *reader) text() (s []byte, ascii bool) {
 		}
 	}
 	return nil, false
+}
+
+// special says whether one of the 8 bytes of x is a quote, a backslash,
+// a control character or not ASCII: the bytes that text reads one by
+// one. (v-lo)&^v&hi is not zero when a byte of v is zero, and
+// (x-lo*n)&^x&hi when a byte of x is below n, for n up to 128.
+func special(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(lo*'"'), x^(lo*'\\')
+	return ((quote-lo)&^quote|(backslash-lo)&^backslash|(x-lo*0x20)&^x|x)&hi != 0
 }
 
 func (r *reader) str() (string, bool) {
@@ -687,7 +701,7 @@ func (r *reader) selector() (selector.Selector, bool) {
 	var s selector.Selector
 	var seen keySet
 	ok := r.object(func(key []byte) bool {
-		if !hasWord(selectorKeys, key) || !seen.add(key) {
+		if !seen.add(wordIndex(selectorKeys, key)) {
 			return false
 		}
 		if k := string(key); k == "lead" || k == "person" {
@@ -781,40 +795,49 @@ func (r *reader) by() (*By, bool) {
 	return b, ok && n == 1
 }
 
-// keySet holds the keys of an object that were read.
-type keySet struct {
-	keys [16][]byte
-	n    int
-}
+// keySet holds the keys of an object that were read, each by its index
+// in its list (wordIndex).
+type keySet uint64
 
-// add adds key; it is false for a key that is already there, or when
-// the set is full.
-func (s *keySet) add(key []byte) bool {
-	if s.has(string(key)) || s.n == len(s.keys) {
+// add adds the key i; it is false for a key that is already there, or
+// for no key (-1).
+func (s *keySet) add(i int) bool {
+	if i < 0 || *s&(1<<i) != 0 {
 		return false
 	}
-	s.keys[s.n] = key
-	s.n++
+	*s |= 1 << i
 	return true
 }
 
-func (s *keySet) has(key string) bool {
-	for _, k := range s.keys[:s.n] {
-		if string(k) == key {
-			return true
-		}
-	}
-	return false
+// first says whether the set holds each of the keys 0 to n-1.
+func (s keySet) first(n int) bool {
+	want := keySet(1)<<n - 1
+	return s&want == want
 }
 
-// hasWord says whether key is a word of the list.
-func hasWord(list string, key []byte) bool {
-	for rest := list; rest != ""; {
-		var word string
-		word, rest, _ = strings.Cut(rest, " ")
-		if word == string(key) {
-			return true
+// wordIndex gives the index of key in a list of words separated by
+// spaces, or -1.
+func wordIndex(list string, key []byte) int {
+	for n := 0; list != ""; n++ {
+		if len(list) >= len(key) && list[:len(key)] == string(key) && (len(list) == len(key) || list[len(key)] == ' ') {
+			return n
+		}
+		i := strings.IndexByte(list, ' ')
+		if i < 0 {
+			break
+		}
+		list = list[i+1:]
+	}
+	return -1
+}
+
+// nextWord gives the first word of a list separated by spaces, and the
+// rest of the list. It is strings.Cut for the short lists of this file.
+func nextWord(list string) (word, rest string) {
+	for i := 0; i < len(list); i++ {
+		if list[i] == ' ' {
+			return list[:i], list[i+1:]
 		}
 	}
-	return false
+	return list, ""
 }

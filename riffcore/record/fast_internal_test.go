@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -110,4 +111,25 @@ func TestEnvelopeAndSelectorKeys(t *testing.T) {
 func sameSet(a, b []string) bool {
 	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
 	return slices.Equal(a, b)
+}
+
+// special finds each byte that text reads one by one, at each place of
+// the 8, beside any other byte.
+func TestSpecial(t *testing.T) {
+	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	for c := range 256 {
+		for other := range 256 {
+			for place := range 8 {
+				var b [8]byte
+				for i := range b {
+					b[i] = byte(other)
+				}
+				b[place] = byte(c)
+				want := isSpecial(byte(c)) || isSpecial(byte(other))
+				if got := special(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Fatalf("special(%q) = %v; want %v", b, got, want)
+				}
+			}
+		}
+	}
 }
