@@ -69,10 +69,9 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	if l != nil {
 		row.SeenMs = l.CalledMs
 	}
+	// The row of the caller has You; the reader shows "you" before the
+	// tags.
 	var tags []string
-	if row.You {
-		tags = append(tags, "you")
-	}
 	if marked.Lead {
 		tags = append(tags, "lead")
 	}
