@@ -69,9 +69,14 @@ func bodyKeys(k Kind) (required, optional string, ok bool) {
 		return "email", "", true
 	case KindAdminSet:
 		return "email admin", "", true
+	case KindSettingChanged:
+		return "", "idle_workers", true
 	}
 	return "", "", false
 }
+
+// idleWorkersKeys are the keys of IdleWorkers, each one required.
+const idleWorkersKeys = "user host repo count"
 
 // envelopeKeys are the keys of the envelope.
 const envelopeKeys = "position written_at_ms by command call change"
@@ -361,6 +366,13 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 			return ok
 		})
 		return c, ok
+	case KindSettingChanged:
+		var c SettingChanged
+		ok := r.body(k, func([]byte) (ok bool) {
+			c.IdleWorkers, ok = r.idleWorkers()
+			return ok
+		})
+		return c, ok
 	case KindAdminSet:
 		var c AdminSet
 		ok := r.body(k, func(key []byte) (ok bool) {
@@ -450,6 +462,12 @@ func (r *reader) object(field func(key []byte) bool) bool {
 // does, unless it is one of the keys in another case.
 func (r *reader) body(k Kind, field func(key []byte) bool) bool {
 	required, optional, _ := bodyKeys(k)
+	return r.fields(required, optional, field)
+}
+
+// fields reads an object with the keys of the lists: each key at most
+// once, and each key of required.
+func (r *reader) fields(required, optional string, field func(key []byte) bool) bool {
 	var seen keySet
 	ok := r.object(func(key []byte) bool {
 		i := wordIndex(required, key)
@@ -608,6 +626,34 @@ func (r *reader) base64() ([]byte, bool) {
 	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
 	n, err := base64.StdEncoding.Decode(b, s)
 	return b[:n], err == nil
+}
+
+// idleWorkers reads an object of IdleWorkers; checkFields asks for each
+// of its keys.
+func (r *reader) idleWorkers() (*IdleWorkers, bool) {
+	var w IdleWorkers
+	ok := r.fields(idleWorkersKeys, "", func(key []byte) (ok bool) {
+		switch string(key) {
+		case "user":
+			w.User, ok = r.str()
+		case "host":
+			w.Host, ok = r.str()
+		case "repo":
+			var s string
+			if s, ok = r.str(); ok {
+				var err error
+				w.Repo, err = name.ParseRepo(s)
+				ok = err == nil
+			}
+		case "count":
+			var n int64
+			n, ok = r.int64()
+			w.Count = int(n)
+			ok = ok && int64(w.Count) == n
+		}
+		return ok
+	})
+	return &w, ok
 }
 
 // uri reads a name.SessionURI as its UnmarshalJSON does.
@@ -818,15 +864,18 @@ func (s keySet) first(n int) bool {
 // wordIndex gives the index of key in a list of words separated by
 // spaces, or -1.
 func wordIndex(list string, key []byte) int {
-	for n := 0; list != ""; n++ {
-		if len(list) >= len(key) && list[:len(key)] == string(key) && (len(list) == len(key) || list[len(key)] == ' ') {
+	n, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		if list[i] != ' ' {
+			continue
+		}
+		if i-start == len(key) && list[start:i] == string(key) {
 			return n
 		}
-		i := strings.IndexByte(list, ' ')
-		if i < 0 {
-			break
-		}
-		list = list[i+1:]
+		n, start = n+1, i+1
+	}
+	if list != "" && list[start:] == string(key) {
+		return n
 	}
 	return -1
 }

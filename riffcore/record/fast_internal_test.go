@@ -88,9 +88,19 @@ func TestBodyKeysMatchTheTags(t *testing.T) {
 				ft = ft.Elem()
 			}
 			pt := reflect.PointerTo(ft)
-			if ft.Kind() == reflect.Struct && !pt.Implements(reflect.TypeFor[json.Unmarshaler]()) &&
-				!pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+			if ft.Kind() != reflect.Struct || pt.Implements(reflect.TypeFor[json.Unmarshaler]()) ||
+				pt.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+				continue
+			}
+			// checkFields checks such a field field by field: the fast
+			// path reads only IdleWorkers, with idleWorkersKeys.
+			if ft != reflect.TypeFor[IdleWorkers]() {
 				t.Errorf("%v.%s is a struct that checkFields checks field by field; the fast path does not", typ, f.Name)
+				continue
+			}
+			required, optional := tagKeys(t, ft)
+			if got := strings.Fields(idleWorkersKeys); !slices.Equal(got, required) || len(optional) > 0 {
+				t.Errorf("idleWorkersKeys = %q; the tags of %v say %q required and %q optional", got, ft, required, optional)
 			}
 		}
 	}

@@ -35,6 +35,7 @@ var fastKinds = []record.Kind{
 	record.KindRiffMade, record.KindSessionForgotten, record.KindPlanSet, record.KindPlanEnded, record.KindNotesSet,
 	record.KindPersonJoined, record.KindMemberInvited, record.KindMemberRemoved, record.KindAdminSet,
 	record.KindOwnerSet, record.KindOwnerAsked, record.KindOwnerDenied, record.KindOwnerEnded, record.KindSigninsEnded,
+	record.KindSettingChanged,
 }
 
 // agree checks that Decode and the fast path give what the slow path
@@ -135,7 +136,11 @@ var fastCases = []struct {
 	{"scope of a later build", `{"position":8,"written_at_ms":1,"change":{"pause_set":{"scope":{"repository":"-"},"state":"paused"}}}`, false},
 	{"selector of a later build", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","to":[{"team":"core"}],"payload":"e30="}}}`, false},
 	{"payload not base64", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","payload":"e30"}}}`, false},
-	{"setting_changed", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r","count":2}}}}`, false},
+	{"setting_changed", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r","count":-2}}}}`, true},
+	{"setting_changed with no change", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{}}}`, true},
+	{"idle_workers with no count", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r"}}}}`, false},
+	{"idle_workers null", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":null}}}`, false},
+	{"a count too big", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r","count":9223372036854775808}}}}`, false},
 	{"not UTF-8", "{\"position\":1,\"written_at_ms\":1,\"command\":\"\xff\",\"change\":{\"item_freed\":{\"thread\":\"o/r\",\"item\":\"i\"}}}", false},
 	{"not JSON after the record", `{"position":1,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}x`, false},
 	{"not JSON in an unknown field", `{"position":1,"written_at_ms":1,"x":[1,],"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
