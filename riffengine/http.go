@@ -307,9 +307,13 @@ func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseW
 	return v, proof, true
 }
 
+// writeJSON writes a reply. It does not escape & < >: a URI with claims
+// reads as it is.
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return
 	}
 }
@@ -431,11 +435,13 @@ func (sw streamWriter) send(ev wire.Event) error {
 	if err := sw.rc.SetWriteDeadline(time.Now().Add(2 * KeepAlive)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
-	b, err := json.Marshal(ev)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
 		return err
 	}
-	if _, err := sw.w.Write(append(b, '\n')); err != nil {
+	if _, err := sw.w.Write(buf.Bytes()); err != nil {
 		return err
 	}
 	return sw.rc.Flush()
