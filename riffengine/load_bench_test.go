@@ -24,8 +24,9 @@ import (
 const benchT0 = int64(1_790_000_000_000)
 
 // workMix is the mix of the work records of the replay benchmark, per 20
-// records. There is no fixtures/1.0.0/log.jsonl to take the proportions
-// from: this mix is stated in docs/performance.md.
+// records. fixtures/1.0.0/log.jsonl holds one or a few records of each
+// kind, too few to take the proportions from: this mix is stated in
+// docs/performance.md.
 var workMix = []record.Kind{
 	record.KindPosted, record.KindPosted, record.KindPosted, record.KindPosted,
 	record.KindPosted, record.KindPosted, record.KindPosted, record.KindPosted,
