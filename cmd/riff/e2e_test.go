@@ -356,6 +356,9 @@ var (
 	// A date may follow the start of a color: ESC[1m2026-09-27.
 	clockRE = regexp.MustCompile(`(\b|\x1b\[\d+m)\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?\b`)
 	hourRE  = regexp.MustCompile(`\b\d{2}:\d{2}\b`)
+	// The build of the binaries depends on how they were built (a VCS
+	// stamp or none).
+	buildRE = regexp.MustCompile(`\bv(\d+\.\d+\.\d+)  \([^)\n]*\)`)
 )
 
 // normalizeTimes replaces the times of a run, which change from run to
@@ -363,6 +366,7 @@ var (
 func normalizeTimes(s string) string {
 	s = agoRE.ReplaceAllString(s, "T $2")
 	s = forRE.ReplaceAllString(s, "for T")
+	s = buildRE.ReplaceAllString(s, "v$1  (BUILD)")
 	s = clockRE.ReplaceAllString(s, "${1}DATE")
 	return hourRE.ReplaceAllString(s, "HH:MM")
 }

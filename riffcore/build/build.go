@@ -43,6 +43,11 @@ func (b Build) String() string {
 // "v0.7.0  (f45be4d, 2026-09-29)", with the commit cut to 7 characters and
 // the date of the commit in UTC.
 func (b Build) Display() string {
+	if b.commit() == UnknownCommit && b.Time.IsZero() {
+		// A build with no VCS stamp, for example go run with
+		// -buildvcs=false.
+		return fmt.Sprintf("v%s  (a build with no commit)", b.Version)
+	}
 	return fmt.Sprintf("v%s  (%s, %s)", b.Version, cut(b.commit(), displayCommitLen), b.Time.UTC().Format(time.DateOnly))
 }
 

@@ -93,7 +93,7 @@ func TestBuildDisplay(t *testing.T) {
 	}{
 		{"guide build", Build{Version: Version{0, 7, 0}, Commit: "3c7b1110aa", Time: time.Date(2026, 9, 29, 12, 0, 0, 0, time.UTC)}, "v0.7.0  (3c7b111, 2026-09-29)"},
 		{"guide riff-server", Build{Version: Version{0, 7, 0}, Commit: "f45be4d", Time: time.Date(2026, 9, 29, 23, 59, 59, 0, time.UTC)}, "v0.7.0  (f45be4d, 2026-09-29)"},
-		{"unknown commit", Build{Version: Version{1, 0, 0}}, "v1.0.0  (unknown, 0001-01-01)"},
+		{"unknown commit", Build{Version: Version{1, 0, 0}}, "v1.0.0  (a build with no commit)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
