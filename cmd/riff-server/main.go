@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,7 +37,11 @@ import (
 )
 
 // version is the version of this build; a release sets it with
-// -ldflags "-X main.version=1.0.0".
+// -ldflags "-X main.version=1.0.0". It is only read.
+var version = ""
+
+// defaultVersion is the version of a build with no -ldflags and no
+// module version: the version of riff in the same tree.
 const defaultVersion = "0.1.0"
 
 func main() {
@@ -140,7 +145,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// versionOf gives the version that -ldflags set, the version of the
+// module in the build info, or defaultVersion.
 func versionOf() string {
+	if version != "" {
+		return strings.TrimPrefix(version, "v")
+	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		return info.Main.Version
 	}
