@@ -95,8 +95,11 @@ func writeLog(tb testing.TB, s rifflog.Store, at rifflog.Replayed, n, per int, l
 
 // BenchmarkReplayWorkRecords replays 100,000 work records of the mix,
 // in chunks of 50, from the directory store: raw (rifflog.Replay alone:
-// read, checksum, chain, positions) and with record.Decode of each line
-// (what a start does before it applies the record).
+// read, checksum, chain, positions), with record.Decode of each line
+// (rifflog.ReplayDecoded with an apply that does nothing),
+// and into the state (riffengine.Load of the store, which holds only
+// chunks and no checkpoint: decode and riffstate's Replay of each
+// record, what a start does).
 func BenchmarkReplayWorkRecords(b *testing.B) {
 	const total, per = 100_000, 50
 	s, err := dir.Open(b.TempDir())
@@ -120,10 +123,29 @@ func BenchmarkReplayWorkRecords(b *testing.B) {
 		run(b, func([]byte, uint64) error { return nil })
 	})
 	b.Run("decode", func(b *testing.B) {
-		run(b, func(line []byte, _ uint64) error {
-			_, err := record.Decode(line)
-			return err
-		})
+		n := 0
+		for b.Loop() {
+			got, err := rifflog.ReplayDecoded(ctx, s, rifflog.From{},
+				func(line []byte, _ uint64) (record.Record, error) { return record.Decode(line) },
+				func(record.Record, uint64) error { return nil })
+			if err != nil || got.Records != total {
+				b.Fatalf("ReplayDecoded = %+v, %v", got, err)
+			}
+			n += got.Records
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+	})
+	b.Run("into", func(b *testing.B) {
+		opts := riffstate.Options{Build: "1.0.0"}
+		n := 0
+		for b.Loop() {
+			l, err := riffengine.Load(ctx, s, opts)
+			if err != nil || l.Checkpoint != nil || l.Replayed.Records != total || l.State.Position() != total {
+				b.Fatalf("Load = %+v, %v", l.Replayed, err)
+			}
+			n += l.Replayed.Records
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
 	})
 }
 

@@ -57,13 +57,17 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 	return l, nil
 }
 
-// replayInto replays the chunks after from into the state.
+// replayInto replays the chunks after from into the state. The records
+// are decoded on a goroutine of the replay, ahead of the apply, and
+// reach the state in log order on the goroutine of the caller.
 func replayInto(ctx context.Context, store rifflog.Store, from rifflog.From, st *riffstate.State) (rifflog.Replayed, error) {
-	return rifflog.Replay(ctx, store, from, func(line []byte, position uint64) error {
+	return rifflog.ReplayDecoded(ctx, store, from, func(line []byte, position uint64) (record.Record, error) {
 		rec, err := record.Decode(line)
 		if err != nil {
-			return fmt.Errorf("the record at position %d does not read: %w", position, err)
+			return rec, fmt.Errorf("the record at position %d does not read: %w", position, err)
 		}
+		return rec, nil
+	}, func(rec record.Record, _ uint64) error {
 		st.Replay(rec)
 		return nil
 	})

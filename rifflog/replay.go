@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // From is where a replay starts: after Position, whose chain value is
@@ -52,8 +53,27 @@ func chunkNames(ctx context.Context, s Store) ([]string, []uint64, error) {
 // ErrRepeat, ErrChecksum, ErrChain or ErrUnreadable); an error of fn
 // stops it too, wrapped. The line that fn gets is valid only during the
 // call.
+//
+// Replay reads and checks the chunks ahead of fn on goroutines of its
+// own (see [ReplayDecoded]); fn runs on the goroutine of the caller, once
+// a line, in log order, and only after every check of the log up to its
+// line passed.
 func Replay(ctx context.Context, s Store, from From, fn func(line []byte, position uint64) error) (Replayed, error) {
-	return replay(ctx, s, from, func(line []byte, pos uint64, _ Sum) error { return fn(line, pos) })
+	return replay(ctx, s, from, func(line []byte, _ uint64, _ Sum) ([]byte, error) { return line, nil }, fn)
+}
+
+// ReplayDecoded is [Replay] with a decode step that runs ahead of apply:
+// one goroutine reads the chunks (the file, the header, the checksum),
+// a second checks the positions and the chain and gives each record line
+// to decode, and apply gets each value on the goroutine of the caller,
+// in log order. A replay stops at the first problem in log order, with
+// the same error as Replay with a function that decodes and applies: a
+// check of a line, then its decode, then its apply. decode must not keep
+// the line; it runs on another goroutine than apply, so the two share
+// nothing but the values. Each goroutine has ended when ReplayDecoded
+// returns.
+func ReplayDecoded[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64) (T, error), apply func(v T, position uint64) error) (Replayed, error) {
+	return replay(ctx, s, from, func(line []byte, pos uint64, _ Sum) (T, error) { return decode(line, pos) }, apply)
 }
 
 // errStop ends a replay early without an error.
@@ -66,13 +86,14 @@ func ChainAt(ctx context.Context, s Store, from From, p uint64) (Sum, error) {
 	}
 	var at Sum
 	found := false
-	_, err := replay(ctx, s, from, func(_ []byte, pos uint64, chain Sum) error {
-		if pos == p {
-			at, found = chain, true
-			return errStop
-		}
-		return nil
-	})
+	_, err := replay(ctx, s, from, func(_ []byte, _ uint64, chain Sum) (Sum, error) { return chain, nil },
+		func(chain Sum, pos uint64) error {
+			if pos == p {
+				at, found = chain, true
+				return errStop
+			}
+			return nil
+		})
 	if err != nil && !errors.Is(err, errStop) {
 		return Sum{}, fmt.Errorf("chain at %d: %w", p, err)
 	}
@@ -82,7 +103,48 @@ func ChainAt(ctx context.Context, s Store, from From, p uint64) (Sum, error) {
 	return at, nil
 }
 
-func replay(ctx context.Context, s Store, from From, fn func(line []byte, position uint64, chain Sum) error) (Replayed, error) {
+// A stage of a replay hands the next one batches of whole chunks of at
+// least batchRecords records (fewer at the end of the log or at an
+// error): one hand-over between goroutines for a few hundred records,
+// not one for each chunk. Each stage runs at most ahead batches before
+// the next one.
+const (
+	batchRecords = 512
+	ahead        = 2
+)
+
+// readChunk is a chunk that the reader stage read and checked against
+// its header and checksum, or the error that stopped it.
+type readChunk struct {
+	name string
+	d    decodedChunk
+	err  error // already in the form of the replay's error
+}
+
+// checkedChunk holds the values of the records of one chunk, after the
+// check of their positions and chain and their decode; err is the first
+// problem in the chunk, after the values.
+type checkedChunk[T any] struct {
+	name  string
+	first uint64 // the position of vals[0]
+	vals  []T
+	err   error // already in the form of the replay's error
+}
+
+// replay runs a replay as a pipeline of three stages, each in log order:
+//
+//   - read (a goroutine): the file, the header and the checksum of each
+//     chunk;
+//   - check (a goroutine): the positions and the chain of each line, and
+//     decode of each line that comes after from;
+//   - apply (the goroutine of the caller): apply of each value.
+//
+// A stage that meets a problem passes on what came before it and the
+// error, and stops; the apply stage returns the first error it meets,
+// which is the first one in log order, so the replay gives the error
+// that a replay of one chunk after the other would give. Both goroutines
+// have ended when replay returns.
+func replay[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64, chain Sum) (T, error), apply func(v T, position uint64) error) (Replayed, error) {
 	names, firsts, err := chunkNames(ctx, s)
 	if err != nil {
 		return Replayed{}, fmt.Errorf("replay: %w", err)
@@ -95,21 +157,110 @@ func replay(ctx context.Context, s Store, from From, fn func(line []byte, positi
 		start--
 		r.inside = true
 	}
+	names = names[start:]
+
+	pipe, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
+	read := make(chan []readChunk, ahead)
+	checked := make(chan []checkedChunk[T], ahead)
+	wg.Go(func() {
+		defer close(read)
+		var batch []readChunk
+		n := 0
+		for i, name := range names {
+			c := readChunk{name: name}
+			if err := ctx.Err(); err != nil {
+				c.err = fmt.Errorf("replay: %w", err)
+			} else if data, err := s.Get(pipe, name); err != nil {
+				c.err = fmt.Errorf("replay: read %s: %w", name, err)
+			} else if c.d, err = decodeChunk(name, data); err != nil {
+				c.err = fmt.Errorf("replay: %w", err)
+			}
+			batch = append(batch, c)
+			n += len(c.d.lines)
+			if n < batchRecords && c.err == nil && i < len(names)-1 {
+				continue
+			}
+			select {
+			case read <- batch:
+			case <-pipe.Done():
+				return
+			}
+			if c.err != nil {
+				return
+			}
+			batch, n = nil, 0
+		}
+	})
+	// The check stage owns r until it ends; the apply stage reads r
+	// only after checked is closed.
+	wg.Go(func() {
+		defer close(checked)
+		for batch := range read {
+			outs := make([]checkedChunk[T], 0, len(batch))
+			var stopped error
+			for _, c := range batch {
+				out := checkedChunk[T]{name: c.name, err: c.err}
+				if c.err == nil {
+					out.vals = make([]T, 0, len(c.d.lines))
+					_, err := r.lines(c.name, c.d, func(line []byte, pos uint64, chain Sum) error {
+						v, err := decode(line, pos, chain)
+						if err != nil {
+							return err
+						}
+						if len(out.vals) == 0 {
+							out.first = pos
+						}
+						out.vals = append(out.vals, v)
+						return nil
+					})
+					if err != nil {
+						out.err = fmt.Errorf("replay: %w", err)
+					}
+				}
+				outs = append(outs, out)
+				if stopped = out.err; stopped != nil {
+					break
+				}
+			}
+			select {
+			case checked <- outs:
+			case <-pipe.Done():
+				return
+			}
+			if stopped != nil {
+				return
+			}
+		}
+	})
+
 	out := Replayed{}
-	for _, name := range names[start:] {
+	for batch := range checked {
+		for _, c := range batch {
+			for i, v := range c.vals {
+				pos := c.first + uint64(i)
+				if err := apply(v, pos); err != nil {
+					return out, fmt.Errorf("replay: %w", fmt.Errorf("%s position %d: %w", c.name, pos, err))
+				}
+				out.Records++
+			}
+			if c.err != nil {
+				return out, c.err
+			}
+			out.Chunks++
+		}
+	}
+	// checked is closed, after the last write of the check stage to r.
+	// A stage stops early with no error only when ctx ends.
+	if out.Chunks != len(names) {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("replay: %w", err)
 		}
-		data, err := s.Get(ctx, name)
-		if err != nil {
-			return out, fmt.Errorf("replay: read %s: %w", name, err)
-		}
-		n, err := r.chunk(name, data, fn)
-		out.Records += n
-		if err != nil {
-			return out, fmt.Errorf("replay: %w", err)
-		}
-		out.Chunks++
+		return out, fmt.Errorf("replay: the chunks ended early (%d of %d read)", out.Chunks, len(names))
 	}
 	if r.inside {
 		return out, fmt.Errorf("replay: %w", &LogError{Object: ChunkPrefix, Position: from.Position, Kind: ErrGap,
@@ -135,6 +286,12 @@ func (r *replayer) chunk(name string, data []byte, fn func([]byte, uint64, Sum) 
 	if err != nil {
 		return 0, err
 	}
+	return r.lines(name, d, fn)
+}
+
+// lines checks the lines of a chunk whose header and checksum are
+// checked, and gives its records after from.Position to fn.
+func (r *replayer) lines(name string, d decodedChunk, fn func([]byte, uint64, Sum) error) (int, error) {
 	defer func() { r.started = true }()
 	if r.inside && !r.started {
 		r.last, r.chain = d.First-1, d.Prev

@@ -263,7 +263,7 @@ func CutAfter(ctx context.Context, s Store, after uint64, yes bool, now time.Tim
 		return c, fmt.Errorf("cut: %w", err)
 	}
 	threads := map[string]bool{}
-	_, err = replay(ctx, s, start, func(line []byte, pos uint64, chain Sum) error {
+	_, err = Replay(ctx, s, start, func(line []byte, pos uint64) error {
 		if pos <= after {
 			return nil
 		}
