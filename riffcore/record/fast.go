@@ -104,7 +104,7 @@ func decodeFast(line []byte) (rec Record, ok bool) {
 		case "by":
 			rec.By, ok = r.by()
 		case "command":
-			rec.Command, ok = r.str()
+			rec.Command, ok = r.name()
 		case "call":
 			rec.Call, ok = r.str()
 		case "change":
@@ -165,7 +165,7 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 				c.Session, ok = r.uri()
 			case "reason":
 				var s string
-				if s, ok = r.str(); ok {
+				if s, ok = r.name(); ok {
 					if c.Reason, _ = ParseReason(s); c.Reason == "" {
 						c.Reason = ReasonOther
 					}
@@ -211,7 +211,7 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 				c.Sender, ok = r.uri()
 			case "kind":
 				var s string
-				if s, ok = r.str(); ok {
+				if s, ok = r.name(); ok {
 					if c.Type, _ = ParseMessageKind(s); c.Type == "" {
 						c.Type = MessageOther
 					}
@@ -558,6 +558,16 @@ func (r *reader) str() (string, bool) {
 	return string(s), s != nil
 }
 
+// name reads a string as str does, interned: for the texts that come
+// again from record to record.
+func (r *reader) name() (string, bool) {
+	s, _ := r.text()
+	if s == nil {
+		return "", false
+	}
+	return intern(s), true
+}
+
 // literal reads the literal word.
 func (r *reader) literal(word string) bool {
 	if r.space()+len(word) <= len(r.b) && string(r.b[r.i:r.i+len(word)]) == word {
@@ -662,7 +672,7 @@ func (r *reader) uri() (name.SessionURI, bool) {
 	if len(s) == 0 {
 		return name.SessionURI{}, s != nil
 	}
-	u, err := name.ParseURI(string(s))
+	u, err := name.ParseURI(intern(s))
 	return u, err == nil
 }
 
@@ -671,7 +681,7 @@ func (r *reader) thread() (name.Thread, bool) {
 	if s == nil {
 		return "", false
 	}
-	t, err := name.ParseThread(string(s))
+	t, err := name.ParseThread(intern(s))
 	return t, err == nil
 }
 
@@ -680,7 +690,7 @@ func (r *reader) item() (name.Item, bool) {
 	if s == nil {
 		return "", false
 	}
-	i, err := name.ParseItem(string(s))
+	i, err := name.ParseItem(intern(s))
 	return i, err == nil
 }
 
@@ -689,7 +699,7 @@ func (r *reader) who() (name.Who, bool) {
 	if s == nil {
 		return name.Who{}, false
 	}
-	w, err := name.ParseWho(string(s))
+	w, err := name.ParseWho(intern(s))
 	return w, err == nil
 }
 
@@ -820,7 +830,7 @@ func (r *reader) by() (*By, bool) {
 			b = &By{Class: ClassServer}
 			return r.literal("true")
 		}
-		s, ok := r.str()
+		s, ok := r.name()
 		if !ok {
 			return false
 		}
