@@ -11,21 +11,28 @@ import (
 // is not allocated again, so a replay allocates them once, not once a
 // record, and the records of a state share them.
 //
-// The table is a fixed array of slots, each found by a hash of the text
-// and holding the last string put there: a miss puts the new string in
-// its slot, whatever was there. It never grows, holds only short texts,
-// and needs no lock: a slot is an atomic pointer to a string, and a
-// string never changes. So two decodes at once are safe, and the worst a
-// race does is a string allocated twice.
+// The table is a fixed array of slots, each found by a hash of the text.
+// A slot holds the last string put there and the hash of the last text
+// that missed it: a text goes in at its second miss in a row, so a text
+// that comes once (a new session ID) costs no more than before, and a
+// text that comes again takes the slot, whatever was there. The table
+// never grows, holds only short texts, and needs no lock: a slot is
+// atomic, and a string never changes. So two decodes at once are safe,
+// and the worst a race does is a string allocated once more.
 
 const (
 	internSlots = 4096 // a power of two
 	internMax   = 96   // longer texts are not interned
 )
 
+type internSlot struct {
+	s      atomic.Pointer[string]
+	missed atomic.Uint64 // the hash of the last text that missed the slot
+}
+
 var (
 	internSeed  = maphash.MakeSeed()
-	internTable [internSlots]atomic.Pointer[string]
+	internTable [internSlots]internSlot
 )
 
 // intern gives the string of b, from the table when it is there.
@@ -33,11 +40,16 @@ func intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	slot := &internTable[maphash.Bytes(internSeed, b)&(internSlots-1)]
-	if p := slot.Load(); p != nil && *p == string(b) {
+	h := maphash.Bytes(internSeed, b)
+	slot := &internTable[h&(internSlots-1)]
+	if p := slot.s.Load(); p != nil && *p == string(b) {
 		return *p
 	}
 	s := string(b)
-	slot.Store(&s)
+	if slot.missed.Swap(h) == h {
+		p := new(string) // not &s: s would go to the heap at each miss
+		*p = s
+		slot.s.Store(p)
+	}
 	return s
 }

@@ -3,20 +3,36 @@ package record
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
 )
 
-// TestIntern: a short text gives the same string twice, from the table;
-// a long one is never kept; a slot taken by another text gives the new
-// text, not the old one.
+// TestIntern: a short text that comes again comes from the table (from
+// its third time on: it goes in at its second miss); a long one is never
+// kept; a slot taken by another text gives the new text, not the old one.
 func TestIntern(t *testing.T) {
+	intern([]byte("como/repo1"))
+	intern([]byte("como/repo1"))
 	a := intern([]byte("como/repo1"))
 	b := intern([]byte("como/repo1"))
 	if a != "como/repo1" || unsafe.StringData(a) != unsafe.StringData(b) {
-		t.Errorf("intern twice = %q at %p, %q at %p; want one string", a, unsafe.StringData(a), b, unsafe.StringData(b))
+		t.Errorf("intern = %q at %p, %q at %p; want one string", a, unsafe.StringData(a), b, unsafe.StringData(b))
+	}
+	if n := testing.AllocsPerRun(100, func() { intern([]byte("como/repo1")) }); n != 0 {
+		t.Errorf("intern of a text in the table: %v allocations; want 0", n)
+	}
+	// A text that comes once costs the one allocation of its string.
+	buf := make([]byte, 0, 32)
+	k := 0
+	if n := testing.AllocsPerRun(100, func() {
+		k++
+		buf = strconv.AppendInt(append(buf[:0], "session-"...), int64(k), 10)
+		intern(buf)
+	}); n != 1 {
+		t.Errorf("intern of new texts: %v allocations; want 1", n)
 	}
 	long := strings.Repeat("x", internMax+1)
 	if got := intern([]byte(long)); got != long || unsafe.StringData(got) == unsafe.StringData(intern([]byte(long))) {
