@@ -2,6 +2,7 @@ package riffengine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -78,6 +79,9 @@ type Engine struct {
 	// writing is true while the writer writes a chunk that it took from
 	// the queue: Settle waits for it too.
 	writing bool
+	// ckpWriting is true while a goroutine of the engine writes a
+	// checkpoint that the writer encoded.
+	ckpWriting bool
 }
 
 // entry is one command in the queue of the writer: accepted (with its
@@ -94,6 +98,34 @@ type entry struct {
 	hasKey  bool
 	note    any
 	refused *wire.Refused
+
+	// The lines of made, encoded once: by the call after it queued the
+	// entry (outside the lock, while the writer may write the chunk
+	// before), or by the writer when it takes the entry first.
+	encoded sync.Once
+	lines   [][]byte
+	encErr  error
+}
+
+// encode encodes the records of the entry once. The records do not
+// change after the entry is queued.
+func (en *entry) encode() ([][]byte, error) {
+	en.encoded.Do(func() {
+		if len(en.made) == 0 {
+			return
+		}
+		lines := make([][]byte, 0, len(en.made))
+		for _, rec := range en.made {
+			line, err := json.Marshal(rec)
+			if err != nil {
+				en.encErr = fmt.Errorf("encode record %d: %w", rec.Position, err)
+				return
+			}
+			lines = append(lines, line)
+		}
+		en.lines = lines
+	})
+	return en.lines, en.encErr
 }
 
 type sent struct {

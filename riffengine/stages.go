@@ -68,9 +68,13 @@ type Replied[R any] struct {
 }
 
 // queue releases the lock of a Checked: the entry is in the queue.
+// Then it encodes the records of the entry, outside the lock, so that
+// the writer finds them encoded (it encodes the ones that it finds not
+// yet encoded itself).
 func (c Checked[R]) queue() {
 	c.e.enqueueLocked(c.en)
 	c.e.mu.Unlock()
+	_, _ = c.en.encode()
 }
 
 // applied waits until the writer finished the entry.

@@ -2,7 +2,6 @@ package riffengine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,15 +70,13 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 	var records []record.Record
 	var lines [][]byte
 	for _, en := range entries {
-		for _, rec := range en.made {
-			line, err := json.Marshal(rec)
-			if err != nil {
-				e.fail(entries, fmt.Errorf("encode record %d: %w", rec.Position, err))
-				return false
-			}
-			records = append(records, rec)
-			lines = append(lines, line)
+		enc, err := en.encode()
+		if err != nil {
+			e.fail(entries, err)
+			return false
 		}
+		records = append(records, en.made...)
+		lines = append(lines, enc...)
 	}
 	if len(records) > 0 && records[0].Position != first {
 		e.fail(entries, fmt.Errorf("the queue starts at position %d, and the log at %d", records[0].Position, first))
@@ -100,7 +97,20 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 		return false
 	}
 	e.finish(entries, records, written, took)
+	if p, ok := e.opts.Store.(preparer); ok && len(records) > 0 {
+		// The replies are out: make the temporary file of the next chunk
+		// now, while the calls of the next chunk come in.
+		if err := p.Prepare(rifflog.ChunkName(written.Last() + 1)); err != nil {
+			e.log.Warn("prepare the next chunk", "error", err.Error())
+		}
+	}
 	return true
+}
+
+// preparer is a store that can make the file of the next object ahead
+// of time (the directory store).
+type preparer interface {
+	Prepare(name string) error
 }
 
 // finish finishes each command of a written chunk. written is the proof
@@ -178,49 +188,88 @@ func (e *Engine) fail(entries []*entry, err error) {
 }
 
 // maybeCheckpoint writes a checkpoint each CheckpointEvery records, or
-// each CheckpointInterval when records came.
+// each CheckpointInterval when records came. The writer encodes it under
+// the lock; a goroutine of the engine writes it and prunes the log, so
+// that the next chunks do not wait for that (a prune of the directory
+// store flushes the directory for each chunk that it removes). At most
+// one such write runs at a time: while it runs, the next checkpoint
+// waits for a later chunk. A stop waits for it.
 func (e *Engine) maybeCheckpoint(ctx context.Context) {
 	e.mu.Lock()
-	due := e.sinceCkp >= e.opts.CheckpointEvery ||
-		(e.sinceCkp > 0 && e.opts.Now().Sub(e.lastCkp) >= e.opts.CheckpointInterval)
+	due := !e.ckpWriting && (e.sinceCkp >= e.opts.CheckpointEvery ||
+		(e.sinceCkp > 0 && e.opts.Now().Sub(e.lastCkp) >= e.opts.CheckpointInterval))
 	e.mu.Unlock()
-	if due {
-		if err := e.checkpoint(ctx, false); err != nil {
+	if !due {
+		return
+	}
+	cp, ok, err := e.encodeCheckpoint(false)
+	if err != nil {
+		e.log.Warn("no checkpoint", "error", err.Error())
+	}
+	if !ok {
+		return
+	}
+	e.mu.Lock()
+	e.ckpWriting = true
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			e.ckpWriting = false
+			e.mu.Unlock()
+		}()
+		// A stop does not cut the write: it has a time of its own.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := e.writeCheckpoint(ctx, cp); err != nil {
 			e.log.Warn("no checkpoint", "error", err.Error())
 		}
-	}
+	}()
 }
 
 // checkpoint encodes the written copy under the lock, and writes it
 // outside the lock. It writes none past a record that this build
 // skipped, nor while the newest checkpoint comes from a later version.
 func (e *Engine) checkpoint(ctx context.Context, last bool) error {
+	cp, ok, err := e.encodeCheckpoint(last)
+	if !ok {
+		return err
+	}
+	return e.writeCheckpoint(ctx, cp)
+}
+
+// encodeCheckpoint encodes the written copy under the lock; ok is false
+// when no checkpoint is due or allowed.
+func (e *Engine) encodeCheckpoint(last bool) (cp rifflog.Checkpoint, ok bool, err error) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.written == 0 {
-		e.mu.Unlock()
-		return nil
+		return cp, false, nil
 	}
 	if !last && e.sinceCkp == 0 {
-		e.mu.Unlock()
-		return nil
+		return cp, false, nil
 	}
 	riff := e.state.Written().Riff()
 	position, chain := e.written, e.chain
 	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, riff.FirstSkipped, position)
 	if !may {
 		e.facts.noCheckpointWhy = why
-		e.mu.Unlock()
-		return nil
+		return cp, false, nil
 	}
 	state, err := e.state.EncodeCheckpoint()
 	e.sinceCkp = 0
 	e.lastCkp = e.opts.Now()
-	e.mu.Unlock()
 	if err != nil {
-		return err
+		return cp, false, err
 	}
-	cp := rifflog.Checkpoint{Position: position, WrittenAtMs: e.opts.Now().UnixMilli(),
-		Build: e.opts.Build.Version.String(), Chain: chain, State: state}
+	return rifflog.Checkpoint{Position: position, WrittenAtMs: e.opts.Now().UnixMilli(),
+		Build: e.opts.Build.Version.String(), Chain: chain, State: state}, true, nil
+}
+
+// writeCheckpoint writes an encoded checkpoint, then prunes the log.
+func (e *Engine) writeCheckpoint(ctx context.Context, cp rifflog.Checkpoint) error {
 	name, err := rifflog.WriteCheckpoint(ctx, e.opts.Store, cp)
 	if errors.Is(err, rifflog.ErrExists) {
 		return nil
@@ -229,11 +278,11 @@ func (e *Engine) checkpoint(ctx context.Context, last bool) error {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
 	e.mu.Lock()
-	e.facts.checkpoint = &checkpointFacts{position: position, at: e.opts.Now(), version: cp.Build}
+	e.facts.checkpoint = &checkpointFacts{position: cp.Position, at: e.opts.Now(), version: cp.Build}
 	e.facts.newestBuild = cp.Build
 	e.facts.noCheckpointWhy = ""
 	e.mu.Unlock()
-	e.log.Info("checkpoint", "object", name, "position", position)
+	e.log.Info("checkpoint", "object", name, "position", cp.Position)
 	if _, err := rifflog.Prune(ctx, e.opts.Store, e.opts.Now()); err != nil {
 		e.log.Warn("prune", "error", err.Error())
 	}

@@ -19,6 +19,9 @@ import (
 type history struct {
 	sizes           []int
 	checkpointAfter int
+	// prepare: the temporary file of each next chunk is made ahead
+	// (Store.Prepare), as the log writer of riffengine does.
+	prepare bool
 }
 
 // outcome is what an epoch did before the power went out.
@@ -42,6 +45,12 @@ func run(fsys dir.FS, h history) outcome {
 		return o
 	}
 	var r rifflog.Replayed
+	prepare := func() bool {
+		return !h.prepare || s.Prepare(rifflog.ChunkName(r.Last+1)) == nil
+	}
+	if !prepare() {
+		return o
+	}
 	for i, n := range h.sizes {
 		recs := make([][]byte, n)
 		for j := range recs {
@@ -54,6 +63,9 @@ func run(fsys dir.FS, h history) outcome {
 		}
 		o.acked++
 		r.Last, r.Chain = w.Last(), w.Chain()
+		if !prepare() {
+			return o
+		}
 		if i+1 == h.checkpointAfter {
 			c := rifflog.CheckpointAt(w, 1790000000000, "1.0.0", []byte(fmt.Sprintf(`{"at":%d}`, w.Last())))
 			o.checkpoint = &c
@@ -153,7 +165,12 @@ func crashAt(t *testing.T, h history, limit int, rng *rand.Rand, how loss) {
 // checkpoint at every step, losing nothing, everything, or a random part
 // of what was not flushed.
 func TestCrashAtEveryStep(t *testing.T) {
-	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2}
+	t.Run("new temporary files", func(t *testing.T) { crashEveryStep(t, false) })
+	t.Run("temporary files made ahead", func(t *testing.T) { crashEveryStep(t, true) })
+}
+
+func crashEveryStep(t *testing.T, prepare bool) {
+	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2, prepare: prepare}
 	n := steps(h)
 	if n < 30 {
 		t.Fatalf("the epoch has %d steps; the count is wrong", n)
@@ -167,7 +184,8 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 }
 
-// TestCrashRandomHistories crashes 120 random histories at a random step.
+// TestCrashRandomHistories crashes 120 random histories at a random
+// step, half of them with the temporary files made ahead.
 func TestCrashRandomHistories(t *testing.T) {
 	for seed := range uint64(120) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -176,6 +194,7 @@ func TestCrashRandomHistories(t *testing.T) {
 			h.sizes[i] = 1 + rng.IntN(4)
 		}
 		h.checkpointAfter = rng.IntN(len(h.sizes) + 1)
+		h.prepare = seed%2 == 1
 		limit := rng.IntN(steps(h) + 1)
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			crashAt(t, h, limit, rng, loseRandom)

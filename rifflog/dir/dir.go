@@ -47,9 +47,23 @@ type Store struct {
 	root string
 	seq  atomic.Uint64
 
-	mu   sync.Mutex
-	made map[string]bool // directories known to exist, with a synced entry
+	mu     sync.Mutex
+	made   map[string]bool  // directories known to exist, with a synced entry
+	spares map[string]spare // a temporary file made ahead, by directory
 }
+
+// spare is a temporary file that Prepare made for the next publish in
+// its directory: empty, and open for writing.
+type spare struct {
+	name string
+	f    File
+	born time.Time
+}
+
+// spareAge is the age past which a publish does not take a spare: well
+// under tmpAge, so that the sweep of an Open of another process never
+// removes a spare that a publish takes.
+const spareAge = time.Minute
 
 // Open opens the directory root on the file system of the host.
 func Open(root string) (*Store, error) { return OpenFS(OS{}, root) }
@@ -57,7 +71,7 @@ func Open(root string) (*Store, error) { return OpenFS(OS{}, root) }
 // OpenFS opens the directory root on fsys: it makes the root when it is
 // not there, flushes its entry, and removes old leftover temporary files.
 func OpenFS(fsys FS, root string) (*Store, error) {
-	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}}
+	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}, spares: map[string]spare{}}
 	if err := s.ensureDir(s.root); err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
@@ -145,18 +159,36 @@ func (s *Store) file(name string) (string, error) {
 }
 
 // publish writes data to a new temporary file in the directory of
-// target, flushes it, and links it as target; it never replaces target.
+// target (the one that Prepare made, or a new one), flushes it, and
+// links it as target; it never replaces target.
 func (s *Store) publish(target string, data []byte) error {
 	dir := filepath.Dir(target)
 	if err := s.ensureDir(dir); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%d", tmpPrefix, time.Now().UnixNano(), s.seq.Add(1)))
-	f, err := s.fs.CreateExcl(tmp)
+	tmp, f, spared, err := s.takeSpare(dir)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = s.writeLink(tmp, f, target, data)
+	if spared && errors.Is(err, fs.ErrNotExist) {
+		// Someone removed the spare: write a new temporary file.
+		tmp, f, err = s.newTemp(dir)
+		if err != nil {
+			return err
+		}
+		err = s.writeLink(tmp, f, target, data)
+	}
+	if err != nil {
+		return err
+	}
+	return s.fs.SyncDir(dir)
+}
+
+// writeLink writes data to the temporary file tmp, flushes and closes
+// it, links it as target and removes the name tmp.
+func (s *Store) writeLink(tmp string, f File, target string, data []byte) error {
+	_, err := f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -169,10 +201,76 @@ func (s *Store) publish(target string, data []byte) error {
 	if rerr := s.fs.Remove(tmp); err == nil && rerr != nil {
 		err = rerr
 	}
+	return err
+}
+
+// newTemp creates a new temporary file in dir.
+func (s *Store) newTemp(dir string) (string, File, error) {
+	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%d", tmpPrefix, time.Now().UnixNano(), s.seq.Add(1)))
+	f, err := s.fs.CreateExcl(tmp)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	return s.fs.SyncDir(dir)
+	return tmp, f, nil
+}
+
+// takeSpare gives the temporary file that Prepare made in dir (spared),
+// or a new one. A spare older than spareAge is removed, not taken.
+func (s *Store) takeSpare(dir string) (name string, f File, spared bool, err error) {
+	s.mu.Lock()
+	sp, ok := s.spares[dir]
+	delete(s.spares, dir)
+	s.mu.Unlock()
+	if ok && time.Since(sp.born) < spareAge {
+		return sp.name, sp.f, true, nil
+	}
+	if ok {
+		_ = sp.f.Close()
+		_ = s.fs.Remove(sp.name) // a leftover temporary file is harmless
+	}
+	name, f, err = s.newTemp(dir)
+	return name, f, false, err
+}
+
+// Prepare creates, ahead of time, the temporary file of the next Put in
+// the directory of the object name, so that the Put does not wait for
+// the create (a new inode costs about as much as a write of a small
+// file here). The log writer calls it after a chunk, with the name of
+// the next chunk. It is a temporary file like any other: a Put writes
+// it whole, flushes it, and only then links it under its name; one that
+// no Put took is never read, and an Open removes it when it is old.
+// A second Prepare in the same directory keeps the first file.
+func (s *Store) Prepare(name string) error {
+	target, err := s.file(name)
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	dir := filepath.Dir(target)
+	s.mu.Lock()
+	_, ok := s.spares[dir]
+	s.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := s.ensureDir(dir); err != nil {
+		return fmt.Errorf("prepare %s: %w", name, err)
+	}
+	tmp, f, err := s.newTemp(dir)
+	if err != nil {
+		return fmt.Errorf("prepare %s: %w", name, err)
+	}
+	s.mu.Lock()
+	_, ok = s.spares[dir]
+	if !ok {
+		s.spares[dir] = spare{name: tmp, f: f, born: time.Now()}
+	}
+	s.mu.Unlock()
+	if ok {
+		// Another Prepare came first: this file is not needed.
+		_ = f.Close()
+		_ = s.fs.Remove(tmp)
+	}
+	return nil
 }
 
 // Put creates the object name; it never replaces one.

@@ -2,8 +2,10 @@ package dir_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/como-technologies/riff/rifflog"
@@ -62,3 +64,70 @@ func (o osAt) Remove(n string) error                 { return dir.OS{}.Remove(o.
 func (o osAt) ReadFile(n string) ([]byte, error)     { return dir.OS{}.ReadFile(o.p(n)) }
 func (o osAt) ReadDir(d string) ([]dir.Entry, error) { return dir.OS{}.ReadDir(o.p(d)) }
 func (o osAt) SyncDir(d string) error                { return dir.OS{}.SyncDir(o.p(d)) }
+
+// TestPrepare: a Put takes the temporary file that Prepare made, a
+// second Prepare keeps the first file, and a Put whose spare someone
+// removed writes a new temporary file.
+func TestPrepare(t *testing.T) {
+	ctx := context.Background()
+	f := newSimFS()
+	s, err := dir.OpenFS(f, "/riff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	temps := func() []string {
+		t.Helper()
+		entries, err := f.ReadDir("/riff/log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name, ".tmp-") {
+				names = append(names, e.Name)
+			}
+		}
+		return names
+	}
+	for range 2 {
+		if err := s.Prepare("log/00000000000000000001.jsonl"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(temps()); n != 1 {
+		t.Fatalf("after two Prepare: %d temporary files; want 1", n)
+	}
+	before := f.steps
+	if err := s.Put(ctx, "log/a", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	// write (2 steps), sync, close, link, remove, sync dir: no create.
+	if got := f.steps - before; got != 7 {
+		t.Errorf("a Put after Prepare took %d steps; want 7 (no create)", got)
+	}
+	if left := temps(); len(left) != 0 {
+		t.Errorf("temporary files after the Put: %q", left)
+	}
+	if err := s.Prepare("log/b"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range temps() {
+		if err := f.Remove("/riff/log/" + name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Put(ctx, "log/b", []byte("two")); err != nil {
+		t.Fatalf("Put after its spare was removed = %v", err)
+	}
+	for name, want := range map[string]string{"log/a": "one", "log/b": "two"} {
+		if got, err := s.Get(ctx, name); err != nil || string(got) != want {
+			t.Errorf("Get(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if err := s.Put(ctx, "log/a", []byte("again")); !errors.Is(err, rifflog.ErrExists) {
+		t.Errorf("Put of a name that exists = %v; want ErrExists", err)
+	}
+	if left := temps(); len(left) != 0 {
+		t.Errorf("temporary files at the end: %q", left)
+	}
+}
