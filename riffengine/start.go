@@ -61,8 +61,11 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 // are decoded on a goroutine of the replay, ahead of the apply, and
 // reach the state in log order on the goroutine of the caller.
 func replayInto(ctx context.Context, store rifflog.Store, from rifflog.From, st *riffstate.State) (rifflog.Replayed, error) {
+	// One decoder for the replay: the texts that come again (sessions,
+	// threads, items) are one string each in the state.
+	dec := record.NewDecoder()
 	return rifflog.ReplayDecoded(ctx, store, from, func(line []byte, position uint64) (record.Record, error) {
-		rec, err := record.Decode(line)
+		rec, err := dec.Decode(line)
 		if err != nil {
 			return rec, fmt.Errorf("the record at position %d does not read: %w", position, err)
 		}

@@ -6,4 +6,4 @@ func DecodeSlow(line []byte) (Record, error) { return decodeSlow(line) }
 
 // DecodeFast is the fast path alone; ok is false when it leaves the line
 // to the slow path.
-func DecodeFast(line []byte) (r Record, ok bool) { return decodeFast(line) }
+func DecodeFast(line []byte) (r Record, ok bool) { return decodeFast(line, nil) }

@@ -83,8 +83,8 @@ const envelopeKeys = "position written_at_ms by command call change"
 
 // decodeFast reads a line on the fast path; ok is false for each line
 // that it does not read exactly as decodeSlow, which then decides.
-func decodeFast(line []byte) (rec Record, ok bool) {
-	r := reader{b: line}
+func decodeFast(line []byte, d *Decoder) (rec Record, ok bool) {
+	r := reader{b: line, d: d}
 	var seen keySet
 	var change []byte
 	ok = r.object(func(key []byte) bool {
@@ -415,6 +415,8 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 type reader struct {
 	b []byte
 	i int
+	// d interns the names; nil interns nothing.
+	d *Decoder
 }
 
 // space skips white space and gives the index after it.
@@ -565,7 +567,7 @@ func (r *reader) name() (string, bool) {
 	if s == nil {
 		return "", false
 	}
-	return intern(s), true
+	return r.d.intern(s), true
 }
 
 // literal reads the literal word.
@@ -672,7 +674,7 @@ func (r *reader) uri() (name.SessionURI, bool) {
 	if len(s) == 0 {
 		return name.SessionURI{}, s != nil
 	}
-	u, err := name.ParseURI(intern(s))
+	u, err := name.ParseURI(r.d.intern(s))
 	return u, err == nil
 }
 
@@ -681,7 +683,7 @@ func (r *reader) thread() (name.Thread, bool) {
 	if s == nil {
 		return "", false
 	}
-	t, err := name.ParseThread(intern(s))
+	t, err := name.ParseThread(r.d.intern(s))
 	return t, err == nil
 }
 
@@ -690,7 +692,7 @@ func (r *reader) item() (name.Item, bool) {
 	if s == nil {
 		return "", false
 	}
-	i, err := name.ParseItem(intern(s))
+	i, err := name.ParseItem(r.d.intern(s))
 	return i, err == nil
 }
 
@@ -699,7 +701,7 @@ func (r *reader) who() (name.Who, bool) {
 	if s == nil {
 		return name.Who{}, false
 	}
-	w, err := name.ParseWho(intern(s))
+	w, err := name.ParseWho(r.d.intern(s))
 	return w, err == nil
 }
 

@@ -30,18 +30,34 @@ type internSlot struct {
 	missed atomic.Uint64 // the hash of the last text that missed the slot
 }
 
-var (
-	internSeed  = maphash.MakeSeed()
-	internTable [internSlots]internSlot
-)
+// Decoder reads the lines of one log, as [Decode] does, and interns the
+// texts that come again. A replay makes one and drops it at its end: the
+// table lives no longer than its decoder. A Decoder is safe for use by
+// many goroutines.
+type Decoder struct {
+	seed  maphash.Seed
+	table [internSlots]internSlot
+}
 
-// intern gives the string of b, from the table when it is there.
-func intern(b []byte) string {
-	if len(b) > internMax {
+// NewDecoder gives a decoder with an empty table.
+func NewDecoder() *Decoder { return &Decoder{seed: maphash.MakeSeed()} }
+
+// Decode reads one line of the log, as the function Decode does.
+func (d *Decoder) Decode(line []byte) (Record, error) {
+	if r, ok := decodeFast(line, d); ok {
+		return r, nil
+	}
+	return decodeSlow(line)
+}
+
+// intern gives the string of b, from the table when it is there. A nil
+// decoder interns nothing.
+func (d *Decoder) intern(b []byte) string {
+	if d == nil || len(b) > internMax {
 		return string(b)
 	}
-	h := maphash.Bytes(internSeed, b)
-	slot := &internTable[h&(internSlots-1)]
+	h := maphash.Bytes(d.seed, b)
+	slot := &d.table[h&(internSlots-1)]
 	if p := slot.s.Load(); p != nil && *p == string(b) {
 		return *p
 	}

@@ -200,7 +200,7 @@ func fastString(v []byte, null bool) (string, error) {
 // Decode reads one line of the log. It takes the fast path (fast.go),
 // and the slow path for each line that the fast path does not read.
 func Decode(line []byte) (Record, error) {
-	if r, ok := decodeFast(line); ok {
+	if r, ok := decodeFast(line, nil); ok {
 		return r, nil
 	}
 	return decodeSlow(line)
