@@ -678,32 +678,21 @@ func (r *reader) uri() (name.SessionURI, bool) {
 	return u, err == nil
 }
 
-func (r *reader) thread() (name.Thread, bool) {
+// parsed reads a string, interned, and parses it with parse, as the
+// UnmarshalJSON of its type does.
+func parsed[T any](r *reader, parse func(string) (T, error)) (T, bool) {
 	s, _ := r.text()
 	if s == nil {
-		return "", false
+		var zero T
+		return zero, false
 	}
-	t, err := name.ParseThread(r.d.intern(s))
-	return t, err == nil
+	v, err := parse(r.d.intern(s))
+	return v, err == nil
 }
 
-func (r *reader) item() (name.Item, bool) {
-	s, _ := r.text()
-	if s == nil {
-		return "", false
-	}
-	i, err := name.ParseItem(r.d.intern(s))
-	return i, err == nil
-}
-
-func (r *reader) who() (name.Who, bool) {
-	s, _ := r.text()
-	if s == nil {
-		return name.Who{}, false
-	}
-	w, err := name.ParseWho(r.d.intern(s))
-	return w, err == nil
-}
+func (r *reader) thread() (name.Thread, bool) { return parsed(r, name.ParseThread) }
+func (r *reader) item() (name.Item, bool)     { return parsed(r, name.ParseItem) }
+func (r *reader) who() (name.Who, bool)       { return parsed(r, name.ParseWho) }
 
 // array reads an array; elem reads each value. An empty array gives a
 // list that is empty but not nil, as encoding/json does.
