@@ -80,11 +80,11 @@ func load(b *testing.B, client *http.Client, url string, body func(c, i int) (st
 	b.ReportMetric(ms(0.99), "p99-ms")
 }
 
-// BenchmarkDurableClaimsHTTP: each client claims its own item and
-// releases it, in turn, through HTTP on the directory store (each chunk
+// durableServer starts an engine on the directory store (each chunk
 // fsynced, with the lease checked around each chunk, as riff-server
-// runs). Half the calls are claims.
-func BenchmarkDurableClaimsHTTP(b *testing.B) {
+// runs) behind a loopback HTTP server, resumes the riff and registers a
+// session for each client.
+func durableServer(b *testing.B) (url string, client *http.Client, e *riffengine.Engine, mes []name.SessionURI) {
 	ctx := context.Background()
 	st, err := dir.Open(b.TempDir())
 	if err != nil {
@@ -94,9 +94,9 @@ func BenchmarkDurableClaimsHTTP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "directory", Build: serverBuild(),
+	e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "directory", Build: serverBuild(),
 		Logger: slog.New(slog.DiscardHandler)})
-	defer e.Close(errors.New("the benchmark ends"))
+	b.Cleanup(func() { e.Close(errors.New("the benchmark ends")) })
 	if err := e.TakeLease(ctx, riffengine.NewInstanceID(), 0); err != nil {
 		b.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func BenchmarkDurableClaimsHTTP(b *testing.B) {
 	}
 	e.SetServing(true, "")
 	srv := httptest.NewServer(riffengine.NewServer(e, riffengine.NoSignIn{}))
-	defer srv.Close()
-	client := newBenchClient()
+	b.Cleanup(srv.Close)
+	client = newBenchClient()
 	mustPost := func(path string, v any) {
 		data, _ := json.Marshal(v)
 		resp, err := client.Post(srv.URL+path, "application/json", bytes.NewReader(data))
@@ -119,15 +119,25 @@ func BenchmarkDurableClaimsHTTP(b *testing.B) {
 		}
 	}
 	mustPost("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
-	claims, releases := make([][]byte, benchClients), make([][]byte, benchClients)
 	for c := range benchClients {
 		me := name.SessionURI{User: fmt.Sprintf("u%d", c), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c)}
 		mustPost("/v1/register", wire.Register{Me: me})
+		mes = append(mes, me)
+	}
+	return srv.URL, client, e, mes
+}
+
+// BenchmarkDurableClaimsHTTP: each client claims its own item and
+// releases it, in turn. Half the calls are claims.
+func BenchmarkDurableClaimsHTTP(b *testing.B) {
+	url, client, e, mes := durableServer(b)
+	claims, releases := make([][]byte, benchClients), make([][]byte, benchClients)
+	for c, me := range mes {
 		item := name.Item(fmt.Sprintf("item-%d", c))
 		claims[c], _ = json.Marshal(wire.Claim{Me: me, Item: item})
 		releases[c], _ = json.Marshal(wire.Release{Me: me, Item: item})
 	}
-	load(b, client, srv.URL, func(c, i int) (string, []byte) {
+	load(b, client, url, func(c, i int) (string, []byte) {
 		if i%2 == 0 {
 			return "/v1/claim", claims[c]
 		}
