@@ -254,12 +254,15 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 				repo, _ = thread.Repo()
 			}
 			if _, ok := v.LiveLead(user, repo, now); !ok {
+				// The fallback: each live session with no claim that the
+				// other fields match; with no other field, each free
+				// session of the user.
 				wider := sel.Without()
+				if wider.IsEmpty() {
+					wider.User = user
+				}
 				for _, cand := range candidates {
-					if len(cand.uri.Claims) == 0 && !wider.IsEmpty() && wider.Match(cand.uri) {
-						woke[cand.who], matched = true, true
-					}
-					if wider.IsEmpty() && len(cand.uri.Claims) == 0 && cand.uri.User == user {
+					if len(cand.uri.Claims) == 0 && wider.Match(cand.uri) {
 						woke[cand.who], matched = true, true
 					}
 				}
