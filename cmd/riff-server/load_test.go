@@ -1,0 +1,327 @@
+package main
+
+// The load benchmark of the real riff-server (issue 5: durable commands
+// through HTTP on the directory store with 64 concurrent clients, beside
+// the raw fsync rate of the same disk and the HTTP ceiling of a trivial
+// handler, measured in the same run). Three processes: riff-server (or
+// the trivial server), the load (riffload, from
+// riffengine/internal/loadtool) and this test, which only starts them
+// and reads their results. Command and figures: docs/performance.md,
+// section riffengine.
+//
+//	cd cmd/riff-server && go test -run '^$' -bench '^BenchmarkServerLoad$' -benchtime 60000x -count 3 .
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// loadClients is the number of concurrent clients of the issue.
+const loadClients = 64
+
+// loadResult is the JSON of "riffload run" (loadtool.Result).
+type loadResult struct {
+	Calls     int     `json:"calls"`
+	Seconds   float64 `json:"seconds"`
+	CallsPerS float64 `json:"calls_per_s"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+}
+
+// fsyncResult is the JSON of "riffload fsync" (loadtool.FsyncResult).
+type fsyncResult struct {
+	PerS  float64 `json:"fsyncs_per_s"`
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+}
+
+// loadCall is one call of a riffload script.
+type loadCall struct {
+	Path string `json:"path"`
+	Body any    `json:"body"`
+}
+
+var (
+	riffloadOnce sync.Once
+	riffloadBin  string
+	riffloadErr  error
+)
+
+// riffload builds the load program once per test run (with no race
+// detector), next to the riff-server that TestMain built. It lives in
+// riffengine/internal/loadtool: this package cannot import an internal
+// package of riffengine, but the go tool can build its command.
+func riffload(b *testing.B) string {
+	b.Helper()
+	if buildErr != nil {
+		b.Fatalf("riff-server did not build: %v", buildErr)
+	}
+	riffloadOnce.Do(func() {
+		out := filepath.Join(filepath.Dir(binary), "riffload")
+		cmd := exec.Command("go", "build", "-o", out, "github.com/como-technologies/riff/riffengine/internal/loadtool/riffload")
+		if data, err := cmd.CombinedOutput(); err != nil {
+			riffloadErr = fmt.Errorf("go build riffload: %v\n%s", err, data)
+			return
+		}
+		riffloadBin = out
+	})
+	if riffloadErr != nil {
+		b.Fatal(riffloadErr)
+	}
+	return riffloadBin
+}
+
+// runJSON runs a command to its end and decodes its stdout into v.
+func runJSON(b *testing.B, v any, bin string, args ...string) {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = cleanEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, errb.Bytes())
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		b.Fatalf("%s %v printed %q: %v", filepath.Base(bin), args, out.Bytes(), err)
+	}
+}
+
+// writeScript writes the calls of each client as a riffload script.
+func writeScript(b *testing.B, path string, clients [][]loadCall) {
+	b.Helper()
+	data, err := json.Marshal(map[string]any{"clients": clients})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// process is a server of the benchmark, in a process of its own.
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error
+}
+
+// begin starts a server; its stderr goes to a file (riff-server writes a
+// line for each command: a pipe that this process reads would take a
+// share of the 2 cores that a real log does not take from the clients).
+func begin(b *testing.B, stderrPath, bin string, args ...string) (*process, *bufio.Reader) {
+	b.Helper()
+	f, err := os.Create(stderrPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = cleanEnv()
+	cmd.Stderr = f
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	out := bufio.NewReader(stdout)
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-p.exited
+	})
+	return p, out
+}
+
+// stop sends SIGTERM and waits for the exit.
+func (p *process) stop(b *testing.B) {
+	b.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		b.Fatalf("%s did not stop in 30 s after SIGTERM", p.cmd.Path)
+	}
+	if p.err != nil {
+		b.Fatalf("%s exited with %v after SIGTERM", p.cmd.Path, p.err)
+	}
+}
+
+// startRiffServer starts the real binary as the issue says:
+// --dir TMP --lease-wait 0s --listen ADDR; it waits until GET
+// /v1/server says that it serves.
+func startRiffServer(b *testing.B, dir string) (*process, string) {
+	b.Helper()
+	for try := 0; ; try++ {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(b)))
+		stderr := filepath.Join(filepath.Dir(dir), fmt.Sprintf("riff-server-%d.log", try))
+		p, _ := begin(b, stderr, binary, "--dir", dir, "--lease-wait", "0s", "--listen", addr)
+		url := "http://" + addr
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			select {
+			case <-p.exited:
+				data, _ := os.ReadFile(stderr)
+				if try < 4 && bytes.Contains(data, []byte("address already in use")) {
+					goto again
+				}
+				b.Fatalf("riff-server exited before it served: %v\n%s", p.err, data)
+			default:
+			}
+			if f, ok := serverFacts(url); ok && f.Serves {
+				return p, url
+			}
+			if time.Now().After(deadline) {
+				data, _ := os.ReadFile(stderr)
+				b.Fatalf("riff-server did not serve in 30 s:\n%s", data)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	again:
+	}
+}
+
+// serverFacts gives GET /v1/server, or false while there is no answer.
+func serverFacts(url string) (wire.ServerFacts, bool) {
+	resp, err := httpClient.Get(url + "/v1/server")
+	if err != nil {
+		return wire.ServerFacts{}, false
+	}
+	defer resp.Body.Close()
+	var f wire.ServerFacts
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&f) != nil {
+		return wire.ServerFacts{}, false
+	}
+	return f, true
+}
+
+// mustPost sends one call of the setup and fails unless it gets a 200.
+func mustPost(b *testing.B, url, path string, body any) {
+	b.Helper()
+	r, err := post(b.Context(), url, path, "", body)
+	if err != nil {
+		b.Fatalf("POST %s: %v", path, err)
+	}
+	if r.Status != http.StatusOK {
+		b.Fatalf("POST %s %v = %v; want 200", path, body, r)
+	}
+}
+
+// BenchmarkServerLoad measures, in each round: the raw fsync rate of the
+// disk of the temp dir (2,000 rounds of create, write 300 bytes, fsync,
+// close, fsync the directory); the trivial handler of loadtool in a
+// process of its own under the load below; and the real riff-server on
+// the directory store in that temp dir under the same load. The load is
+// b.N measured calls (after 1 s of warm-up) from 64 keep-alive clients
+// in the riffload process: client c claims item-c as its own session
+// riff://uC@h/o/repo?session=sCCCC and releases it, in turn, so half the
+// calls are claims. The trivial server gets the same paths and bodies.
+//
+// It is a benchmark so that go test does not run it; give -benchtime as
+// a count (60000x) so that each round starts its servers once.
+func BenchmarkServerLoad(b *testing.B) {
+	if testing.Short() {
+		b.Skip("drives the real binary; skipped in -short mode")
+	}
+	load := riffload(b)
+	root := b.TempDir()
+	storeDir, fsyncDir := filepath.Join(root, "store"), filepath.Join(root, "fsync")
+	for _, d := range []string{storeDir, fsyncDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+
+	clients := make([][]loadCall, loadClients)
+	mes := make([]name.SessionURI, loadClients)
+	for c := range loadClients {
+		mes[c] = name.SessionURI{User: fmt.Sprintf("u%d", c+1), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c+1)}
+		item := name.Item(fmt.Sprintf("item-%d", c+1))
+		clients[c] = []loadCall{
+			{Path: "/v1/claim", Body: wire.Claim{Me: mes[c], Item: item}},
+			{Path: "/v1/release", Body: wire.Release{Me: mes[c], Item: item}},
+		}
+	}
+	script := filepath.Join(root, "script.json")
+	writeScript(b, script, clients)
+	runArgs := func(url string) []string {
+		return []string{"run", "-url", url, "-script", script, "-clients", strconv.Itoa(loadClients),
+			"-count", strconv.Itoa(b.N), "-warmup", "1s"}
+	}
+	b.ResetTimer()
+
+	// The raw fsync rate of the same disk.
+	var fs fsyncResult
+	runJSON(b, &fs, load, "fsync", "-dir", fsyncDir, "-count", "2000")
+
+	// The ceiling: the trivial handler in a process of its own.
+	trivial, out := begin(b, filepath.Join(root, "trivial.log"), load, "trivial", "-listen", "127.0.0.1:0")
+	line, err := out.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		b.Fatalf("riffload trivial printed %q: %v", line, err)
+	}
+	var ceiling loadResult
+	runJSON(b, &ceiling, load, runArgs(strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))...)
+	trivial.stop(b)
+
+	// The real riff-server on the directory store.
+	srv, url := startRiffServer(b, storeDir)
+	mustPost(b, url, "/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
+	for _, me := range mes {
+		mustPost(b, url, "/v1/register", wire.Register{Me: me})
+	}
+	before, _ := serverFacts(url)
+	var durable loadResult
+	runJSON(b, &durable, load, runArgs(url)...)
+	after, _ := serverFacts(url)
+	srv.stop(b)
+	b.StopTimer()
+
+	recordsPerChunk := 0.0
+	if n := after.Chunks - before.Chunks; n > 0 {
+		recordsPerChunk = float64(after.Position-before.Position) / float64(n)
+	}
+	claims := durable.CallsPerS / 2
+	b.ReportMetric(durable.CallsPerS, "calls/s")
+	b.ReportMetric(claims, "claims/s")
+	b.ReportMetric(durable.P50Ms, "p50-ms")
+	b.ReportMetric(durable.P99Ms, "p99-ms")
+	b.ReportMetric(ceiling.CallsPerS, "trivial-calls/s")
+	b.ReportMetric(ceiling.P50Ms, "trivial-p50-ms")
+	b.ReportMetric(ceiling.P99Ms, "trivial-p99-ms")
+	b.ReportMetric(durable.CallsPerS/ceiling.CallsPerS, "of-trivial")
+	b.ReportMetric(fs.PerS, "fsyncs/s")
+	b.ReportMetric(recordsPerChunk, "records/chunk")
+	met := "met"
+	if claims < 15000 || durable.P99Ms >= 20 {
+		met = "not met"
+	}
+	b.Logf("riff-server: %d calls in %.2f s = %.0f calls/s = %.0f claims/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms; "+
+		"%d chunks, %.1f records a chunk | trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms | fsync: %.0f/s, p50 %.2f ms, p99 %.2f ms | "+
+		"riff-server / trivial %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
+		durable.Calls, durable.Seconds, durable.CallsPerS, claims, durable.P50Ms, durable.P99Ms, durable.MaxMs,
+		after.Chunks-before.Chunks, recordsPerChunk, ceiling.CallsPerS, ceiling.P50Ms, ceiling.P99Ms,
+		fs.PerS, fs.P50Ms, fs.P99Ms, durable.CallsPerS/ceiling.CallsPerS, met)
+}

@@ -1,0 +1,267 @@
+// Package loadtool drives an HTTP server with concurrent keep-alive
+// clients on loopback and measures the calls per second and the
+// latency of each call, for the benchmarks of riff-server
+// (docs/performance.md, section riffengine). It also gives the two
+// ceilings that those figures are read against: a trivial handler
+// (Trivial) and the raw fsync rate of a directory (FsyncRate).
+//
+// The program riffload (in the directory of the same name) runs each of
+// them in a process of its own, so that the clients and the server
+// under test do not share a Go runtime.
+package loadtool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// BodyFunc gives call i of client c (i counts from 0 for each client):
+// the path after the base URL and the JSON body of a POST.
+type BodyFunc func(c, i int) (path string, body []byte)
+
+// Options are the settings of one load.
+type Options struct {
+	// URL is the base URL of the server, for example
+	// http://127.0.0.1:7878.
+	URL string
+	// Clients is the number of concurrent clients. Each sends one call
+	// at a time, on its own keep-alive connection.
+	Clients int
+	// Count, when above 0, ends the load after that many measured calls
+	// in all. Otherwise the load ends after Duration.
+	Count    int
+	Duration time.Duration
+	// Warmup is a time at the start whose calls are sent but not
+	// measured (the connections open, the server warms up).
+	Warmup time.Duration
+	// Body gives each call.
+	Body BodyFunc
+	// Timeout is the limit of one call; 0 gives 30 s.
+	Timeout time.Duration
+}
+
+// Result is what one load measured. Calls, rate and latencies count the
+// measured calls only, all of which got a 200.
+type Result struct {
+	Clients     int     `json:"clients"`
+	Calls       int     `json:"calls"`
+	Seconds     float64 `json:"seconds"`
+	CallsPerS   float64 `json:"calls_per_s"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	MaxMs       float64 `json:"max_ms"`
+	WarmupCalls int     `json:"warmup_calls"`
+}
+
+// Run runs the load and gives its result. The first call that fails
+// (an error of the transport or a status other than 200) ends the load
+// with an error that names it.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if o.Clients <= 0 || o.Body == nil || o.URL == "" {
+		return Result{}, errors.New("loadtool: URL, Clients and Body are needed")
+	}
+	if o.Count <= 0 && o.Duration <= 0 {
+		return Result{}, errors.New("loadtool: a Count or a Duration is needed")
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	client := &http.Client{Timeout: timeout, Transport: &http.Transport{
+		MaxIdleConns:        2 * o.Clients,
+		MaxIdleConnsPerHost: 2 * o.Clients,
+		MaxConnsPerHost:     o.Clients,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}}
+	defer client.CloseIdleConnections()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		next   atomic.Int64
+		warm   atomic.Int64
+		lat    = make([][]time.Duration, o.Clients)
+		ends   = make([]time.Time, o.Clients)
+		start  = time.Now()
+		from   = start.Add(o.Warmup)
+		until  = from.Add(o.Duration)
+		wg     sync.WaitGroup
+		errMu  sync.Mutex
+		first  error
+		failed = func(err error) {
+			errMu.Lock()
+			if first == nil {
+				first = err
+			}
+			errMu.Unlock()
+			cancel(err)
+		}
+	)
+	for c := range o.Clients {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				t0 := time.Now()
+				measured := !t0.Before(from)
+				if measured {
+					if o.Count > 0 {
+						if next.Add(1) > int64(o.Count) {
+							return
+						}
+					} else if !t0.Before(until) {
+						return
+					}
+				}
+				path, body := o.Body(c, i)
+				if err := call(ctx, client, o.URL+path, body); err != nil {
+					if ctx.Err() == nil {
+						failed(fmt.Errorf("client %d, call %d (POST %s): %w", c, i, path, err))
+					}
+					return
+				}
+				if measured {
+					now := time.Now()
+					lat[c] = append(lat[c], now.Sub(t0))
+					ends[c] = now
+				} else {
+					warm.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return Result{}, first
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	end := from
+	for _, t := range ends {
+		if t.After(end) {
+			end = t
+		}
+	}
+	all := slices.Concat(lat...)
+	if len(all) == 0 {
+		return Result{}, errors.New("loadtool: no call was measured")
+	}
+	slices.Sort(all)
+	took := end.Sub(from)
+	return Result{
+		Clients:     o.Clients,
+		Calls:       len(all),
+		Seconds:     took.Seconds(),
+		CallsPerS:   float64(len(all)) / took.Seconds(),
+		P50Ms:       ms(Quantile(all, 0.50)),
+		P99Ms:       ms(Quantile(all, 0.99)),
+		MaxMs:       ms(all[len(all)-1]),
+		WarmupCalls: int(warm.Load()),
+	}, nil
+}
+
+// call sends one POST and reads the whole reply.
+func call(ctx context.Context, client *http.Client, url string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(data))
+	}
+	return nil
+}
+
+// Quantile gives the q quantile (0 to 1) of sorted latencies, by the
+// nearest rank below.
+func Quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(q*float64(len(sorted)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+
+// TrivialReply is what Trivial writes: the size of a claim's reply.
+const TrivialReply = `{"holder":"riff://u1@h/o/repo?session=s0001&claim=item-1"}` + "\n"
+
+// Trivial is the ceiling of net/http: a handler that reads the body and
+// writes a small JSON, with no other work.
+func Trivial() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, TrivialReply)
+	})
+}
+
+// FsyncResult is the raw rate of durable small writes in a directory.
+type FsyncResult struct {
+	Fsyncs    int     `json:"fsyncs"`
+	Seconds   float64 `json:"seconds"`
+	PerS      float64 `json:"fsyncs_per_s"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	Directory string  `json:"directory"`
+}
+
+// FsyncRate measures, count times in turn, what a chunk of the
+// directory store costs the disk at least: create a new file in dir,
+// write 300 bytes, fsync it, close it, fsync the directory. The files
+// stay in dir.
+func FsyncRate(dir string, count int) (FsyncResult, error) {
+	data := bytes.Repeat([]byte("x"), 300)
+	d, err := os.Open(dir)
+	if err != nil {
+		return FsyncResult{}, err
+	}
+	defer d.Close()
+	lat := make([]time.Duration, 0, count)
+	start := time.Now()
+	for i := range count {
+		t0 := time.Now()
+		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%020d", i)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return FsyncResult{}, err
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = d.Sync()
+		}
+		if err != nil {
+			return FsyncResult{}, err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	took := time.Since(start)
+	slices.Sort(lat)
+	return FsyncResult{Fsyncs: count, Seconds: took.Seconds(), PerS: float64(count) / took.Seconds(),
+		P50Ms: ms(Quantile(lat, 0.5)), P99Ms: ms(Quantile(lat, 0.99)), Directory: dir}, nil
+}

@@ -1,0 +1,81 @@
+package loadtool
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestRunCountsEachCall(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		mu.Unlock()
+		Trivial().ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 4, Count: 200,
+		Body: func(c, i int) (string, []byte) { return fmt.Sprintf("/c%d/%d", c, i%2), []byte("{}") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls != 200 || res.WarmupCalls != 0 || res.CallsPerS <= 0 || res.P50Ms > res.P99Ms || res.P99Ms > res.MaxMs {
+		t.Errorf("result %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for path, n := range seen {
+		if !strings.HasPrefix(path, "/c") {
+			t.Errorf("path %s", path)
+		}
+		total += n
+	}
+	// Each client may have started one call more than the count before
+	// it saw the end: those are not sent.
+	if total != 200 {
+		t.Errorf("the server got %d calls, want 200", total)
+	}
+}
+
+func TestRunDurationAndWarmup(t *testing.T) {
+	srv := httptest.NewServer(Trivial())
+	defer srv.Close()
+	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 2, Duration: 100 * time.Millisecond,
+		Warmup: 50 * time.Millisecond, Body: func(c, i int) (string, []byte) { return "/", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls == 0 || res.WarmupCalls == 0 || res.Seconds < 0.1 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestRunStopsOnRefusal(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "held by another", http.StatusConflict)
+	}))
+	defer srv.Close()
+	_, err := Run(context.Background(), Options{URL: srv.URL, Clients: 3, Count: 100,
+		Body: func(c, i int) (string, []byte) { return "/v1/claim", []byte("{}") }})
+	if err == nil || !strings.Contains(err.Error(), "status 409: held by another") {
+		t.Errorf("Run = %v, want the status 409 and its text", err)
+	}
+}
+
+func TestFsyncRate(t *testing.T) {
+	res, err := FsyncRate(t.TempDir(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fsyncs != 3 || res.PerS <= 0 {
+		t.Errorf("result %+v", res)
+	}
+}

@@ -1,0 +1,142 @@
+// Command riffload runs the parts of loadtool each in a process of its
+// own, for the load benchmark of riff-server (cmd/riff-server/load_test.go;
+// docs/performance.md, section riffengine):
+//
+//	riffload run -url URL -script FILE [-clients 64] [-duration 10s | -count N] [-warmup 1s]
+//	riffload trivial [-listen 127.0.0.1:0]
+//	riffload fsync -dir DIR [-count 2000]
+//
+// run sends the calls of the script and prints its loadtool.Result as
+// JSON on stdout. The script is a JSON object {"clients": [[CALL, ...],
+// ...]} where a CALL is {"path": "/v1/claim", "body": {...}}: client c
+// sends the calls of list c mod the number of lists, in turn, again and
+// again. trivial serves loadtool.Trivial and prints "listening on URL"
+// on stdout once it listens. fsync prints its loadtool.FsyncResult.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/como-technologies/riff/riffengine/internal/loadtool"
+)
+
+// Script is the input of run.
+type Script struct {
+	Clients [][]Call `json:"clients"`
+}
+
+// Call is one call of a script.
+type Call struct {
+	Path string          `json:"path"`
+	Body json.RawMessage `json:"body"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: riffload run|trivial|fsync [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = run(os.Args[2:])
+	case "trivial":
+		err = trivial(os.Args[2:])
+	case "fsync":
+		err = fsync(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q: run, trivial or fsync", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "riffload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	url := fs.String("url", "", "base URL of the server")
+	script := fs.String("script", "", "the script file (JSON)")
+	clients := fs.Int("clients", 64, "concurrent clients")
+	count := fs.Int("count", 0, "measured calls in all (0: use -duration)")
+	duration := fs.Duration("duration", 10*time.Second, "measured time, when -count is 0")
+	warmup := fs.Duration("warmup", time.Second, "time whose calls are not measured")
+	_ = fs.Parse(args)
+	data, err := os.ReadFile(*script)
+	if err != nil {
+		return err
+	}
+	var s Script
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("the script %s: %w", *script, err)
+	}
+	if len(s.Clients) == 0 {
+		return errors.New("the script has no client")
+	}
+	for c, calls := range s.Clients {
+		if len(calls) == 0 {
+			return fmt.Errorf("the script's client %d has no call", c)
+		}
+	}
+	body := func(c, i int) (string, []byte) {
+		calls := s.Clients[c%len(s.Clients)]
+		k := calls[i%len(calls)]
+		return k.Path, k.Body
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := loadtool.Run(ctx, loadtool.Options{URL: *url, Clients: *clients, Count: *count,
+		Duration: *duration, Warmup: *warmup, Body: body})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func trivial(args []string) error {
+	fs := flag.NewFlagSet("trivial", flag.ExitOnError)
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	_ = fs.Parse(args)
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: loadtool.Trivial(), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func fsync(args []string) error {
+	fs := flag.NewFlagSet("fsync", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory on the disk to measure")
+	count := fs.Int("count", 2000, "fsync rounds")
+	_ = fs.Parse(args)
+	if *dir == "" {
+		return errors.New("fsync needs -dir")
+	}
+	res, err := loadtool.FsyncRate(*dir, *count)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
