@@ -43,6 +43,33 @@ type loadResult struct {
 	P50Ms     float64 `json:"p50_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	MaxMs     float64 `json:"max_ms"`
+	// WarmupCalls are the calls of the warm-up, sent but not measured.
+	WarmupCalls int `json:"warmup_calls"`
+}
+
+// cpuPerCall gives the CPU time of a process (user and system, its whole
+// life) in µs per call of a load, counting the warm-up calls too: the
+// CPU includes the start-up and the warm-up of the process, so the
+// divisor does.
+func cpuPerCall(cpu time.Duration, r loadResult) float64 {
+	n := r.Calls + r.WarmupCalls
+	if n == 0 {
+		return 0
+	}
+	return float64(cpu.Microseconds()) / float64(n)
+}
+
+// cpuTime gives the CPU time (user and system) of a process that has
+// exited.
+func cpuTime(st *os.ProcessState) time.Duration {
+	if st == nil {
+		return 0
+	}
+	ru, ok := st.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fsyncResult is the JSON of "riffload fsync" (loadtool.FsyncResult).
@@ -88,8 +115,9 @@ func riffload(b *testing.B) string {
 	return riffloadBin
 }
 
-// runJSON runs a command to its end and decodes its stdout into v.
-func runJSON(b *testing.B, v any, bin string, args ...string) {
+// runJSON runs a command to its end and decodes its stdout into v; it
+// gives the CPU time (user and system) of the command.
+func runJSON(b *testing.B, v any, bin string, args ...string) time.Duration {
 	b.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = cleanEnv()
@@ -101,6 +129,7 @@ func runJSON(b *testing.B, v any, bin string, args ...string) {
 	if err := json.Unmarshal(out.Bytes(), v); err != nil {
 		b.Fatalf("%s %v printed %q: %v", filepath.Base(bin), args, out.Bytes(), err)
 	}
+	return cpuTime(cmd.ProcessState)
 }
 
 // writeScript writes the calls of each client as a riffload script.
@@ -155,8 +184,9 @@ func begin(b *testing.B, stderrPath, bin string, args ...string) (*process, *buf
 	return p, out
 }
 
-// stop sends SIGTERM and waits for the exit.
-func (p *process) stop(b *testing.B) {
+// stop sends SIGTERM and waits for the exit; it gives the CPU time (user
+// and system) of the whole life of the process.
+func (p *process) stop(b *testing.B) time.Duration {
 	b.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -167,6 +197,7 @@ func (p *process) stop(b *testing.B) {
 	if p.err != nil {
 		b.Fatalf("%s exited with %v after SIGTERM", p.cmd.Path, p.err)
 	}
+	return cpuTime(p.cmd.ProcessState)
 }
 
 // startRiffServer starts the real binary as the issue says:
@@ -238,6 +269,9 @@ func mustPost(b *testing.B, url, path string, body any) {
 // in the riffload process: client c claims item-c as its own session
 // riff://uC@h/o/repo?session=sCCCC and releases it, in turn, so half the
 // calls are claims. The trivial server gets the same paths and bodies.
+// Beside the rates and latencies it reports the CPU time (user and
+// system) of each process of the round per call: the trivial server,
+// riff-server, and the load process while it drives each of them.
 //
 // It is a benchmark so that go test does not run it; give -benchtime as
 // a count (60000x) so that each round starts its servers once.
@@ -283,8 +317,8 @@ func BenchmarkServerLoad(b *testing.B) {
 		b.Fatalf("riffload trivial printed %q: %v", line, err)
 	}
 	var ceiling loadResult
-	runJSON(b, &ceiling, load, runArgs(strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))...)
-	trivial.stop(b)
+	trivialLoadCPU := runJSON(b, &ceiling, load, runArgs(strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))...)
+	trivialCPU := trivial.stop(b)
 
 	// The real riff-server on the directory store.
 	srv, url := startRiffServer(b, storeDir)
@@ -294,10 +328,21 @@ func BenchmarkServerLoad(b *testing.B) {
 	}
 	before, _ := serverFacts(url)
 	var durable loadResult
-	runJSON(b, &durable, load, runArgs(url)...)
+	loadCPU := runJSON(b, &durable, load, runArgs(url)...)
 	after, _ := serverFacts(url)
-	srv.stop(b)
+	serverCPU := srv.stop(b)
 	b.StopTimer()
+
+	// The CPU of each process per call: its whole life (start-up and
+	// warm-up included) over the measured and the warm-up calls of its
+	// load. riff-server's also holds the setup (a resume and 64
+	// registers) and two GET /v1/server: negligible beside the load.
+	var (
+		serverPerCall      = cpuPerCall(serverCPU, durable)
+		loadPerCall        = cpuPerCall(loadCPU, durable)
+		trivialPerCall     = cpuPerCall(trivialCPU, ceiling)
+		trivialLoadPerCall = cpuPerCall(trivialLoadCPU, ceiling)
+	)
 
 	recordsPerChunk := 0.0
 	if n := after.Chunks - before.Chunks; n > 0 {
@@ -314,14 +359,21 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.ReportMetric(durable.CallsPerS/ceiling.CallsPerS, "of-trivial")
 	b.ReportMetric(fs.PerS, "fsyncs/s")
 	b.ReportMetric(recordsPerChunk, "records/chunk")
+	b.ReportMetric(serverPerCall, "server-cpu-us/call")
+	b.ReportMetric(loadPerCall, "load-cpu-us/call")
+	b.ReportMetric(trivialPerCall, "trivial-cpu-us/call")
+	b.ReportMetric(trivialLoadPerCall, "trivial-load-cpu-us/call")
 	met := "met"
 	if claims < 15000 || durable.P99Ms >= 20 {
 		met = "not met"
 	}
 	b.Logf("riff-server: %d calls in %.2f s = %.0f calls/s = %.0f claims/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms; "+
-		"%d chunks, %.1f records a chunk | trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms | fsync: %.0f/s, p50 %.2f ms, p99 %.2f ms | "+
+		"%d chunks, %.1f records a chunk; CPU µs a call: riff-server %.1f, load %.1f | "+
+		"trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms; CPU µs a call: trivial %.1f, load %.1f | "+
+		"fsync: %.0f/s, p50 %.2f ms, p99 %.2f ms | "+
 		"riff-server / trivial %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
 		durable.Calls, durable.Seconds, durable.CallsPerS, claims, durable.P50Ms, durable.P99Ms, durable.MaxMs,
-		after.Chunks-before.Chunks, recordsPerChunk, ceiling.CallsPerS, ceiling.P50Ms, ceiling.P99Ms,
+		after.Chunks-before.Chunks, recordsPerChunk, serverPerCall, loadPerCall,
+		ceiling.CallsPerS, ceiling.P50Ms, ceiling.P99Ms, trivialPerCall, trivialLoadPerCall,
 		fs.PerS, fs.P50Ms, fs.P99Ms, durable.CallsPerS/ceiling.CallsPerS, met)
 }
