@@ -2,7 +2,6 @@ package riffengine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -116,7 +115,7 @@ func (en *entry) encode() ([][]byte, error) {
 		}
 		lines := make([][]byte, 0, len(en.made))
 		for _, rec := range en.made {
-			line, err := json.Marshal(rec)
+			line, err := record.Encode(rec)
 			if err != nil {
 				en.encErr = fmt.Errorf("encode record %d: %w", rec.Position, err)
 				return

@@ -219,9 +219,6 @@ func decodeSlow(line []byte) (Record, error) {
 	return r, err
 }
 
-// Encode writes one line of the log, with no line break.
-func Encode(r Record) ([]byte, error) { return json.Marshal(r) }
-
 // MarshalChange writes a change as {"KIND":{...}}.
 func MarshalChange(c Change) ([]byte, error) {
 	if o, ok := c.(Other); ok {
