@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +48,7 @@ func load(b *testing.B, client *http.Client, url string, body func(c, i int) (st
 	var next atomic.Int64
 	lat := make([][]time.Duration, benchClients)
 	b.ResetTimer()
+	cpu0 := processCPU(b)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := range benchClients {
@@ -71,6 +73,7 @@ func load(b *testing.B, client *http.Client, url string, body func(c, i int) (st
 	}
 	wg.Wait()
 	took := time.Since(start)
+	cpu := processCPU(b) - cpu0
 	b.StopTimer()
 	all := slices.Concat(lat...)
 	slices.Sort(all)
@@ -78,6 +81,18 @@ func load(b *testing.B, client *http.Client, url string, body func(c, i int) (st
 	b.ReportMetric(float64(b.N)/took.Seconds(), "calls/s")
 	b.ReportMetric(ms(0.5), "p50-ms")
 	b.ReportMetric(ms(0.99), "p99-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
+}
+
+// processCPU gives the CPU time (user and system) of this process: the
+// clients and the server together. The CPU per call is steadier than the
+// calls per second on a machine that other work shares.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // durableServer starts an engine on the directory store (each chunk

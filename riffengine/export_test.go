@@ -8,3 +8,6 @@ func (e *Engine) QueueLen() int {
 	defer e.mu.Unlock()
 	return len(e.queue)
 }
+
+// HeaderBuildKey is the key under which the server sets riff-build.
+const HeaderBuildKey = headerBuild

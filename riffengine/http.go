@@ -28,6 +28,10 @@ const (
 	KeepAlive = 15 * time.Second
 )
 
+// headerBuild is riff-build (wire.HeaderBuild) in the canonical form of
+// net/http, the key of the header map.
+const headerBuild = "Riff-Build"
+
 // routed is a command that a client can send: a command of riffstate
 // that is a call of the wire with the same reply.
 type routed[R any] interface {
@@ -51,13 +55,17 @@ type Server struct {
 	denier *denier
 	mux    *http.ServeMux
 	log    *slog.Logger
+	// build is the value of riff-build, formatted once: it is on every
+	// reply.
+	build []string
 	// KeepAlive is the time between two keep-alive lines of a stream.
 	KeepAlive time.Duration
 }
 
 // NewServer makes the HTTP side of e.
 func NewServer(e *Engine, tokens TokenLayer) *Server {
-	s := &Server{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive}
+	s := &Server{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
+		build: []string{e.opts.Build.String()}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s
@@ -198,7 +206,9 @@ func checkLine(what, text string) error {
 
 // ServeHTTP serves a call: every reply has riff-build.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set(wire.HeaderBuild, s.e.opts.Build.String())
+	// The header is set as a value that every reply shares: no handler
+	// changes it.
+	w.Header()[headerBuild] = s.build
 	if r.URL.Path != (wire.Server{}).Path() {
 		if ok, why := s.e.Serving(); !ok {
 			http.Error(w, "riff-server does not serve now: "+why, http.StatusServiceUnavailable)

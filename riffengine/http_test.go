@@ -8,6 +8,7 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine"
 )
 
 // The rules of the HTTP side (the issue, item 4; docs/wire.md).
@@ -166,5 +167,11 @@ func TestAnUnknownPathIs404(t *testing.T) {
 		if rep.status != http.StatusNotFound {
 			t.Errorf("POST %s = %s; want 404", path, rep)
 		}
+	}
+}
+
+func TestTheBuildHeaderIsSetUnderItsCanonicalKey(t *testing.T) {
+	if got := http.CanonicalHeaderKey(wire.HeaderBuild); got != riffengine.HeaderBuildKey {
+		t.Fatalf("the canonical key of %s is %s; the server sets %s", wire.HeaderBuild, got, riffengine.HeaderBuildKey)
 	}
 }
