@@ -98,9 +98,28 @@ func (l *Lease) write(ctx context.Context, now time.Time, ended bool) error {
 	return nil
 }
 
+// newestLooker is a store that tells, cheaper than a Load, whether a
+// generation of a swapped object is still the newest (the directory
+// store).
+type newestLooker interface {
+	Newest(ctx context.Context, name string, gen int64) (bool, error)
+}
+
 // Check reads the lease: ErrLeaseLost when another instance wrote it
 // since this instance's last write.
 func (l *Lease) Check(ctx context.Context) error {
+	if s, ok := l.store.(newestLooker); ok {
+		// The generation of this instance's last write is the newest:
+		// nobody wrote the lease since. Otherwise the read below names
+		// who did.
+		newest, err := s.Newest(ctx, LeaseName, l.gen)
+		if err != nil {
+			return fmt.Errorf("check lease: %w", err)
+		}
+		if newest {
+			return nil
+		}
+	}
 	r, gen, ok, err := ReadLease(ctx, l.store)
 	if err != nil {
 		return fmt.Errorf("check lease: %w", err)

@@ -434,6 +434,39 @@ func (s *Store) Load(ctx context.Context, name string) ([]byte, int64, error) {
 	return data, gen, nil
 }
 
+// Newest says whether gen is the newest generation of a swapped object,
+// with two looks at names and no read: generation gen+1 is not there,
+// and gen is. A Swap that writes gen+2 removes gen; gen+1 goes only
+// after gen went (removeOlder); so gen is the newest exactly when both
+// hold. The first look comes before the second, so a change between
+// them shows in the second. The lease looks around each chunk: two
+// lookups of a name cost much less than a read of the directory and of
+// the lease.
+func (s *Store) Newest(ctx context.Context, name string, gen int64) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("newest %s: %w", name, err)
+	}
+	if gen < 1 {
+		return false, nil
+	}
+	dir, err := s.generations(name)
+	if err != nil {
+		return false, fmt.Errorf("newest: %w", err)
+	}
+	next, err := s.fs.Exists(genFile(dir, gen+1))
+	if err != nil {
+		return false, fmt.Errorf("newest %s: %w", name, err)
+	}
+	if next {
+		return false, nil
+	}
+	this, err := s.fs.Exists(genFile(dir, gen))
+	if err != nil {
+		return false, fmt.Errorf("newest %s: %w", name, err)
+	}
+	return this, nil
+}
+
 // Swap writes generation gen+1 of a swapped object when gen is the
 // newest. Each generation is a file that is created only once (the same
 // publish as Put), so of two writers from one generation only one wins;
@@ -468,9 +501,29 @@ func (s *Store) Swap(ctx context.Context, name string, data []byte, gen int64) (
 		return 0, fmt.Errorf("swap %s: generation %d came after %d: %w", name, now, next, rifflog.ErrChanged)
 	}
 	// Keep the generation before, for a reader that listed before this
-	// write; remove the ones older than it.
-	if gen > 1 {
-		_ = s.fs.Remove(genFile(dir, gen-1)) // a leftover generation is harmless
-	}
+	// write; remove the ones older than it, oldest first, and stop at the
+	// first that does not go. So a generation is gone only when each
+	// older one is gone too (Newest counts on it), and a leftover of a
+	// crash between a publish and its removals goes at the next Swap.
+	s.removeOlder(dir, gen)
 	return next, nil
+}
+
+// removeOlder removes the generations in dir older than keep, oldest
+// first, and stops at the first that does not go: a generation left is
+// removed by a later Swap.
+func (s *Store) removeOlder(dir string, keep int64) {
+	entries, err := s.fs.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries { // in name order: the oldest first
+		n, err := strconv.ParseInt(e.Name, 10, 64)
+		if err != nil || len(e.Name) != 20 || n >= keep {
+			continue
+		}
+		if err := s.fs.Remove(filepath.Join(dir, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
 }

@@ -3,10 +3,12 @@ package dir_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -64,6 +66,7 @@ func (o osAt) Remove(n string) error                 { return dir.OS{}.Remove(o.
 func (o osAt) ReadFile(n string) ([]byte, error)     { return dir.OS{}.ReadFile(o.p(n)) }
 func (o osAt) ReadDir(d string) ([]dir.Entry, error) { return dir.OS{}.ReadDir(o.p(d)) }
 func (o osAt) SyncDir(d string) error                { return dir.OS{}.SyncDir(o.p(d)) }
+func (o osAt) Exists(n string) (bool, error)         { return dir.OS{}.Exists(o.p(n)) }
 
 // TestPrepare: a Put takes the temporary file that Prepare made, a
 // second Prepare keeps the first file, and a Put whose spare someone
@@ -129,5 +132,44 @@ func TestPrepare(t *testing.T) {
 	}
 	if left := temps(); len(left) != 0 {
 		t.Errorf("temporary files at the end: %q", left)
+	}
+}
+
+// A generation left by a crash between a publish and its removals does
+// not make an old instance believe that it still holds the lease: the
+// next Swap removes it before the generation after it, and Newest
+// looks at both.
+func TestLeftoverGenerationDoesNotKeepAnOldLease(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := dir.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.UnixMilli(1790000000000)
+	a, err := rifflog.TakeLease(ctx, s, "a", now) // generation 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rifflog.TakeLease(ctx, s, "b", now) // 2
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Renew(ctx, now); err != nil { // 3, removes 1
+		t.Fatal(err)
+	}
+	// b crashed after it published 3 and before it removed 1.
+	gen1 := filepath.Join(root, ".lease.v", fmt.Sprintf("%020d", 1))
+	if err := os.WriteFile(gen1, []byte(`{"instance":"a","written_at_ms":1790000000000}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rifflog.TakeLease(ctx, s, "c", now); err != nil { // 4, removes 1 and 2
+		t.Fatal(err)
+	}
+	if err := a.Check(ctx); !errors.Is(err, rifflog.ErrLeaseLost) {
+		t.Errorf("a.Check with generation 1 left over and 2 removed = %v; want ErrLeaseLost", err)
+	}
+	if _, err := os.Stat(gen1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the leftover generation 1 is still there after a Swap: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package dir
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -28,6 +29,8 @@ type FS interface {
 	ReadDir(dir string) ([]Entry, error)
 	// SyncDir flushes the entries of a directory.
 	SyncDir(dir string) error
+	// Exists says whether a file or directory name is there.
+	Exists(name string) (bool, error)
 }
 
 // File is a file open for writing.
@@ -74,6 +77,15 @@ func (OS) ReadDir(dir string) ([]Entry, error) {
 		out[i] = Entry{Name: de.Name(), Dir: de.IsDir()}
 	}
 	return out, err
+}
+
+// Exists is os.Lstat: a name that is not there is no error.
+func (OS) Exists(name string) (bool, error) {
+	_, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // SyncDir opens dir and fsyncs it.

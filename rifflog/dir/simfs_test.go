@@ -230,6 +230,19 @@ func (f *simFS) ReadDir(name string) ([]dir.Entry, error) {
 	return out, nil
 }
 
+func (f *simFS) Exists(name string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.step(); err != nil {
+		return false, err
+	}
+	_, _, n, err := f.lookup(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return n != nil, err
+}
+
 func (f *simFS) SyncDir(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -201,6 +201,33 @@ func Run(t *testing.T, newStore func(t *testing.T) rifflog.Store) {
 		s := newStore(t)
 		Handover(t, s)
 	})
+	t.Run("newest generation", func(t *testing.T) {
+		s := newStore(t)
+		looker, ok := s.(interface {
+			Newest(ctx context.Context, name string, gen int64) (bool, error)
+		})
+		if !ok {
+			t.Skip("the store reads the lease to check it")
+		}
+		ctx := context.Background()
+		var gen int64
+		for range 5 {
+			next, err := s.Swap(ctx, "obj", []byte("x"), gen)
+			if err != nil {
+				t.Fatalf("Swap(%d) = %v", gen, err)
+			}
+			gen = next
+		}
+		for g := int64(0); g <= gen+1; g++ {
+			got, err := looker.Newest(ctx, "obj", g)
+			if err != nil || got != (g == gen) {
+				t.Errorf("Newest(%d) = %v, %v; want %v (the newest is %d)", g, got, err, g == gen, gen)
+			}
+		}
+		if got, err := looker.Newest(ctx, "none", 1); err != nil || got {
+			t.Errorf("Newest of an object that is not there = %v, %v; want false", got, err)
+		}
+	})
 }
 
 // chainAt gives the chain value at position p of the log in s.
