@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/dir"
 	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/google/go-cmp/cmp"
 )
@@ -85,8 +86,18 @@ func TestMayCheckpoint(t *testing.T) {
 // and the newest of each of the last 30 days, a replay works from each
 // kept checkpoint, and no chunk that a kept checkpoint needs is gone.
 func TestKeepRuleOver60Days(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { keepRuleOver60Days(t, mem.New()) })
+	t.Run("directory, deleted in one flush", func(t *testing.T) {
+		s, err := dir.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		keepRuleOver60Days(t, s)
+	})
+}
+
+func keepRuleOver60Days(t *testing.T, s rifflog.Store) {
 	ctx := context.Background()
-	s := mem.New()
 	rng := rand.New(rand.NewPCG(3, 4))
 	day0 := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
 	var r rifflog.Replayed

@@ -50,3 +50,14 @@ type Store interface {
 	// generation, or an error that wraps ErrChanged and changes nothing.
 	Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error)
 }
+
+// BatchDeleter is a store that deletes many objects with one flush of
+// their directories (the directory store), in place of a flush for each.
+// Prune uses it for the chunks behind every kept checkpoint.
+type BatchDeleter interface {
+	// DeleteAll removes the objects names, in their order; a name that
+	// is not there is no error. A nil error means the removals are
+	// durable. After a crash before it returns, any of them can be back:
+	// a later DeleteAll removes them again.
+	DeleteAll(ctx context.Context, names []string) error
+}

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -379,6 +380,39 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
 	return nil
+}
+
+var _ rifflog.BatchDeleter = (*Store)(nil)
+
+// DeleteAll removes the objects names in their order, then flushes each
+// directory that it removed from, once. When a removal fails it still
+// flushes what it removed before.
+func (s *Store) DeleteAll(ctx context.Context, names []string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	var dirs []string
+	var failed error
+	for _, name := range names {
+		file, err := s.file(name)
+		if err != nil {
+			failed = fmt.Errorf("delete: %w", err)
+			break
+		}
+		if err := s.fs.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			failed = fmt.Errorf("delete %s: %w", name, err)
+			break
+		}
+		if d := filepath.Dir(file); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := s.fs.SyncDir(d); err != nil {
+			return errors.Join(failed, fmt.Errorf("delete: flush %s: %w", d, err))
+		}
+	}
+	return failed
 }
 
 // generations is the directory of the generations of a swapped object:

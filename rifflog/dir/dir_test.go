@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,30 @@ func TestLeftoverGenerationDoesNotKeepAnOldLease(t *testing.T) {
 	}
 	if _, err := os.Stat(gen1); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the leftover generation 1 is still there after a Swap: %v", err)
+	}
+}
+
+func TestDeleteAllRemovesEachAndStopsAtABadName(t *testing.T) {
+	ctx := context.Background()
+	s, err := dir.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"log/a", "log/b", "checkpoint/c"} {
+		if err := s.Put(ctx, n, []byte(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteAll(ctx, []string{"log/a", "log/gone", "checkpoint/c"}); err != nil {
+		t.Fatalf("DeleteAll = %v; want nil (a name that is not there is no error)", err)
+	}
+	if names, _ := s.List(ctx, ""); !slices.Equal(names, []string{"log/b"}) {
+		t.Errorf("List after DeleteAll = %v; want [log/b]", names)
+	}
+	if err := s.DeleteAll(ctx, []string{"log/b", "../x", "log/c"}); err == nil || !strings.Contains(err.Error(), `bad object name "../x"`) {
+		t.Errorf("DeleteAll with a bad name = %v; want an error that names it", err)
+	}
+	if names, _ := s.List(ctx, ""); len(names) != 0 {
+		t.Errorf("List = %v; want log/b removed before the bad name", names)
 	}
 }
