@@ -201,14 +201,19 @@ func (p *process) stop(b *testing.B) time.Duration {
 }
 
 // startRiffServer starts the real binary as the issue says:
-// --dir TMP --lease-wait 0s --listen ADDR; it waits until GET
-// /v1/server says that it serves.
-func startRiffServer(b *testing.B, dir string) (*process, string) {
+// --dir TMP --lease-wait 0s --listen ADDR (with dir "", on the memory
+// store: no --dir); it waits until GET /v1/server says that it serves.
+// Its stderr goes to a file in logDir.
+func startRiffServer(b *testing.B, logDir, dir string) (*process, string) {
 	b.Helper()
 	for try := 0; ; try++ {
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(b)))
-		stderr := filepath.Join(filepath.Dir(dir), fmt.Sprintf("riff-server-%d.log", try))
-		p, _ := begin(b, stderr, binary, "--dir", dir, "--lease-wait", "0s", "--listen", addr)
+		stderr := filepath.Join(logDir, fmt.Sprintf("riff-server-%s-%d.log", map[bool]string{true: "memory", false: "dir"}[dir == ""], try))
+		args := []string{"--lease-wait", "0s", "--listen", addr}
+		if dir != "" {
+			args = append(args, "--dir", dir)
+		}
+		p, _ := begin(b, stderr, binary, args...)
 		url := "http://" + addr
 		deadline := time.Now().Add(30 * time.Second)
 		for {
@@ -263,15 +268,19 @@ func mustPost(b *testing.B, url, path string, body any) {
 // BenchmarkServerLoad measures, in each round: the raw fsync rate of the
 // disk of the temp dir (2,000 rounds of create, write 300 bytes, fsync,
 // close, fsync the directory); the trivial handler of loadtool in a
-// process of its own under the load below; and the real riff-server on
-// the directory store in that temp dir under the same load. The load is
+// process of its own under the load below; the same riff-server binary
+// on the memory store (no disk: the ceiling of the server's own work);
+// and the real riff-server on the directory store in that temp dir
+// under the same load. The load is
 // b.N measured calls (after 1 s of warm-up) from 64 keep-alive clients
 // in the riffload process: client c claims item-c as its own session
 // riff://uC@h/o/repo?session=sCCCC and releases it, in turn, so half the
 // calls are claims. The trivial server gets the same paths and bodies.
 // Beside the rates and latencies it reports the CPU time (user and
 // system) of each process of the round per call: the trivial server,
-// riff-server, and the load process while it drives each of them.
+// riff-server, and the load process while it drives each of them; and
+// the share of the machine's CPU time that was busy during the durable
+// load.
 //
 // It is a benchmark so that go test does not run it; give -benchtime as
 // a count (60000x) so that each round starts its servers once.
@@ -320,15 +329,22 @@ func BenchmarkServerLoad(b *testing.B) {
 	trivialLoadCPU := runJSON(b, &ceiling, load, runArgs(strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))...)
 	trivialCPU := trivial.stop(b)
 
+	// The second ceiling: the same binary on the memory store (no disk),
+	// under the same load.
+	memSrv, memURL := startRiffServer(b, root, "")
+	setupRiff(b, memURL, mes)
+	var memory loadResult
+	runJSON(b, &memory, load, runArgs(memURL)...)
+	memCPU := memSrv.stop(b)
+
 	// The real riff-server on the directory store.
-	srv, url := startRiffServer(b, storeDir)
-	mustPost(b, url, "/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
-	for _, me := range mes {
-		mustPost(b, url, "/v1/register", wire.Register{Me: me})
-	}
+	srv, url := startRiffServer(b, root, storeDir)
+	setupRiff(b, url, mes)
 	before, _ := serverFacts(url)
 	var durable loadResult
+	busy0 := machineCPU(b)
 	loadCPU := runJSON(b, &durable, load, runArgs(url)...)
+	busy := machineCPU(b).busySince(busy0)
 	after, _ := serverFacts(url)
 	serverCPU := srv.stop(b)
 	b.StopTimer()
@@ -342,6 +358,7 @@ func BenchmarkServerLoad(b *testing.B) {
 		loadPerCall        = cpuPerCall(loadCPU, durable)
 		trivialPerCall     = cpuPerCall(trivialCPU, ceiling)
 		trivialLoadPerCall = cpuPerCall(trivialLoadCPU, ceiling)
+		memPerCall         = cpuPerCall(memCPU, memory)
 	)
 
 	recordsPerChunk := 0.0
@@ -363,6 +380,11 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.ReportMetric(loadPerCall, "load-cpu-us/call")
 	b.ReportMetric(trivialPerCall, "trivial-cpu-us/call")
 	b.ReportMetric(trivialLoadPerCall, "trivial-load-cpu-us/call")
+	b.ReportMetric(memory.CallsPerS, "memory-calls/s")
+	b.ReportMetric(memory.P50Ms, "memory-p50-ms")
+	b.ReportMetric(memPerCall, "memory-cpu-us/call")
+	b.ReportMetric(durable.CallsPerS/memory.CallsPerS, "of-memory")
+	b.ReportMetric(100*busy, "machine-busy-%")
 	met := "met"
 	if claims < 15000 || durable.P99Ms >= 20 {
 		met = "not met"
@@ -371,9 +393,61 @@ func BenchmarkServerLoad(b *testing.B) {
 		"%d chunks, %.1f records a chunk; CPU µs a call: riff-server %.1f, load %.1f | "+
 		"trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms; CPU µs a call: trivial %.1f, load %.1f | "+
 		"fsync: %.0f/s, p50 %.2f ms, p99 %.2f ms | "+
-		"riff-server / trivial %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
+		"memory store: %.0f calls/s, p50 %.2f ms, CPU µs a call %.1f | machine busy %.0f %% during the durable load | "+
+		"riff-server / trivial %.2f, / memory store %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
 		durable.Calls, durable.Seconds, durable.CallsPerS, claims, durable.P50Ms, durable.P99Ms, durable.MaxMs,
 		after.Chunks-before.Chunks, recordsPerChunk, serverPerCall, loadPerCall,
 		ceiling.CallsPerS, ceiling.P50Ms, ceiling.P99Ms, trivialPerCall, trivialLoadPerCall,
-		fs.PerS, fs.P50Ms, fs.P99Ms, durable.CallsPerS/ceiling.CallsPerS, met)
+		fs.PerS, fs.P50Ms, fs.P99Ms, memory.CallsPerS, memory.P50Ms, memPerCall, 100*busy,
+		durable.CallsPerS/ceiling.CallsPerS, durable.CallsPerS/memory.CallsPerS, met)
+}
+
+// setupRiff resumes the new riff and registers the session of each client.
+func setupRiff(b *testing.B, url string, mes []name.SessionURI) {
+	b.Helper()
+	mustPost(b, url, "/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
+	for _, me := range mes {
+		mustPost(b, url, "/v1/register", wire.Register{Me: me})
+	}
+}
+
+// cpuTimes are the times of all CPUs of the machine from /proc/stat, in
+// clock ticks: the busy ones and all.
+type cpuTimes struct{ busy, total uint64 }
+
+// machineCPU reads the first line of /proc/stat. The 2 cores are shared
+// by the server and the load (and by other work of the machine): the
+// share of busy time during the load says how close to the CPU the
+// figure is.
+func machineCPU(b *testing.B) cpuTimes {
+	b.Helper()
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		b.Fatalf("read /proc/stat: %v", err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(first)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		b.Fatalf("/proc/stat starts with %q", first)
+	}
+	var t cpuTimes
+	for i, f := range fields[1:9] { // user nice system idle iowait irq softirq steal
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			b.Fatalf("/proc/stat: %v", err)
+		}
+		t.total += n
+		if i != 3 && i != 4 { // idle and iowait are not busy
+			t.busy += n
+		}
+	}
+	return t
+}
+
+// busySince gives the share of busy CPU time since t0 (0 to 1).
+func (t cpuTimes) busySince(t0 cpuTimes) float64 {
+	if t.total <= t0.total {
+		return 0
+	}
+	return float64(t.busy-t0.busy) / float64(t.total-t0.total)
 }
