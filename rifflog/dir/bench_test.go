@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -90,4 +91,35 @@ func BenchmarkReplay(b *testing.B) {
 		n += got.Records
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkLeaseCheck is the check of the lease that the log writer
+// makes before and after each chunk: "look" is Lease.Check on the
+// directory store (two lookups of names), "read" is the read of the
+// lease that it replaced (a read of the directory of the generations,
+// of the newest one, and its JSON), on the same store.
+func BenchmarkLeaseCheck(b *testing.B) {
+	ctx := context.Background()
+	s, err := dir.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := rifflog.TakeLease(ctx, s, "bench", time.UnixMilli(1790000000000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("look", func(b *testing.B) {
+		for b.Loop() {
+			if err := l.Check(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if r, _, ok, err := rifflog.ReadLease(ctx, s); err != nil || !ok || r.Instance != "bench" {
+				b.Fatal(r, ok, err)
+			}
+		}
+	})
 }
