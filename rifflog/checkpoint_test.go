@@ -164,8 +164,21 @@ func keepRuleOver60Days(t *testing.T, s rifflog.Store) {
 // over 150 generated interleavings of their store calls: the old one
 // acknowledges no chunk whose check came after the take, every
 // acknowledged chunk is in the log, and the log never forks.
+//
+// It runs on the memory store, and on the directory store in a temp dir,
+// whose lease check looks up names (Store.Newest) instead of reading the
+// lease.
 func TestFencing(t *testing.T) {
 	for seed := range uint64(150) {
-		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) { fencing(t, seed) })
+		t.Run(fmt.Sprintf("memory seed %d", seed), func(t *testing.T) { fencing(t, seed, mem.New()) })
+	}
+	for seed := range uint64(150) {
+		t.Run(fmt.Sprintf("directory seed %d", seed), func(t *testing.T) {
+			s, err := dir.Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fencing(t, seed, s)
+		})
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/rifflog"
-	"github.com/como-technologies/riff/rifflog/mem"
 )
 
 // scheduler runs one store call at a time, picking among the waiting
@@ -100,6 +99,20 @@ func (g gate) Swap(ctx context.Context, name string, data []byte, gen int64) (ne
 	return next, err
 }
 
+// Newest is the lookup of the lease of a store that has it (the
+// directory store); on another store it says no, and the lease check
+// reads the lease, as with no lookup.
+func (g gate) Newest(ctx context.Context, name string, gen int64) (newest bool, err error) {
+	looker, ok := g.Store.(interface {
+		Newest(ctx context.Context, name string, gen int64) (bool, error)
+	})
+	if !ok {
+		return false, nil
+	}
+	g.do("newest "+name, func() error { newest, err = looker.Newest(ctx, name, gen); return err })
+	return newest, err
+}
+
 type ack struct {
 	who   int
 	after int // the number of steps when the write returned
@@ -110,9 +123,8 @@ type ack struct {
 // on writing from its own view while a new instance takes the lease,
 // checks it, replays and writes. The store calls of the two interleave
 // in the order of the seed.
-func fencing(t *testing.T, seed uint64) {
+func fencing(t *testing.T, seed uint64, base rifflog.Store) {
 	ctx := context.Background()
-	base := mem.New()
 	now := time.UnixMilli(1790000000000)
 	sched := &scheduler{calls: make(chan call), finished: make(chan struct{}), done: make(chan struct{})}
 	oldStore := gate{Store: base, who: 0, sched: sched}
