@@ -65,7 +65,7 @@ func main() {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
-	url := fs.String("url", "", "base URL of the server")
+	url := fs.String("url", "", "base URL of the server: http://HOST:PORT (the client speaks plain HTTP/1.1 only)")
 	script := fs.String("script", "", "the script file (JSON)")
 	clients := fs.Int("clients", 64, "concurrent clients")
 	count := fs.Int("count", 0, "measured calls in all (0: use -duration)")
