@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -151,7 +153,8 @@ func checkHeader(sig string) error {
 	if h.Alg != Algorithm {
 		return fmt.Errorf("%w: alg %q, want %q", ErrScheme, h.Alg, Algorithm)
 	}
-	for name := range fields {
+	// In name order, so that the error names the same field each time.
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		switch name {
 		case "typ", "alg", "jwk":
 		default:
