@@ -150,13 +150,8 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 		return Replayed{}, fmt.Errorf("replay: %w", err)
 	}
 	r := replayer{from: from, last: from.Position, chain: from.Chain, c: newChainer()}
-	// Start at the chunk that holds from.Position when it is still
-	// there: its records up to the position are read for the chain only.
-	start := sort.Search(len(firsts), func(i int) bool { return firsts[i] > from.Position })
-	if start > 0 {
-		start--
-		r.inside = true
-	}
+	start, inside := startChunk(firsts, from.Position)
+	r.inside = inside
 	names = names[start:]
 
 	pipe, stop := context.WithCancel(ctx)
@@ -268,6 +263,24 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 	}
 	out.Last, out.Chain = r.last, r.chain
 	return out, nil
+}
+
+// startChunk gives the first chunk that a replay from position reads.
+// When a chunk starts right after position, it is that chunk: the Prev
+// of its header is checked against the chain value of the start, and
+// the chunks before it are not read (a crash in a prune can leave some
+// older ones and not others). Otherwise it is the chunk that holds
+// position (inside): its records up to position are read for the chain
+// only, and the chain value there is checked.
+func startChunk(firsts []uint64, position uint64) (start int, inside bool) {
+	start = sort.Search(len(firsts), func(i int) bool { return firsts[i] > position })
+	if start < len(firsts) && firsts[start] == position+1 {
+		return start, false
+	}
+	if start > 0 {
+		return start - 1, true
+	}
+	return start, false
 }
 
 // replayer holds the checks of a replay from one chunk to the next.

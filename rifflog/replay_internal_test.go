@@ -82,11 +82,8 @@ func sequentialReplay(ctx context.Context, s Store, from From, fn func(line []by
 		return Replayed{}, fmt.Errorf("replay: %w", err)
 	}
 	r := replayer{from: from, last: from.Position, chain: from.Chain, c: newChainer()}
-	start := sort.Search(len(firsts), func(i int) bool { return firsts[i] > from.Position })
-	if start > 0 {
-		start--
-		r.inside = true
-	}
+	start, inside := startChunk(firsts, from.Position)
+	r.inside = inside
 	out := Replayed{}
 	for _, name := range names[start:] {
 		if err := ctx.Err(); err != nil {

@@ -114,6 +114,13 @@ type Verified struct {
 // problem: a chunk with a problem is checked line by line, and the next
 // chunk is checked from what it says. Each checkpoint must read, and its
 // chain value must be the log's at its position.
+//
+// From the start of the log, missing chunks at or before the oldest kept
+// checkpoint are no problem: the chunks there are behind every kept
+// checkpoint, the ones that a prune deletes (a crash in the prune of the
+// directory store can bring back some of them, and not others). Then the
+// check starts at that checkpoint, and From says so. A gap inside a
+// chunk, or after that checkpoint, is a problem as ever.
 func Verify(ctx context.Context, s Store) (Verified, error) {
 	var v Verified
 	cs, err := checkpointNames(ctx, s)
@@ -124,45 +131,87 @@ func Verify(ctx context.Context, s Store) (Verified, error) {
 	if err != nil {
 		return v, fmt.Errorf("verify: %w", err)
 	}
-	add := func(err error) {
-		var le *LogError
-		p := Problem{Err: err}
-		if errors.As(err, &le) {
-			p.Object, p.Line, p.Position = le.Object, le.Line, le.Position
-		}
-		v.Problems = append(v.Problems, p)
-	}
+	var cpProblems []Problem
 	checkpoints := map[uint64][]Checkpoint{}
 	for _, c := range cs {
 		v.Checkpoints++
 		cp, err := ReadCheckpoint(ctx, s, c.name)
 		if err != nil {
-			add(err)
+			cpProblems = append(cpProblems, problemOf(err))
 			continue
 		}
 		checkpoints[cp.Position] = append(checkpoints[cp.Position], cp)
 	}
-	if len(chunks) > 0 && firsts[0] != 1 {
-		// The start of the log is gone: start at the oldest kept checkpoint.
-		for _, c := range cs {
-			if cps := checkpoints[c.position]; len(cps) > 0 {
-				v.From = cps[0].From()
-				break
-			}
+	var oldest *Checkpoint
+	for _, c := range cs {
+		if cps := checkpoints[c.position]; len(cps) > 0 {
+			oldest = &cps[0]
+			break
 		}
 	}
-	r := replayer{from: v.From, last: v.From.Position, chain: v.From.Chain, c: newChainer()}
-	start := sort.Search(len(firsts), func(i int) bool { return firsts[i] > v.From.Position })
-	if start > 0 {
-		start--
-		r.inside = true
+	from := From{}
+	if len(chunks) > 0 && firsts[0] != 1 && oldest != nil {
+		// The start of the log is gone: start at the oldest kept checkpoint.
+		from = oldest.From()
 	}
+	w, err := verifyChunks(ctx, s, chunks, firsts, checkpoints, from)
+	if err != nil {
+		return v, err
+	}
+	if from.Position == 0 && oldest != nil && w.gapBy(oldest.Position) {
+		if w, err = verifyChunks(ctx, s, chunks, firsts, checkpoints, oldest.From()); err != nil {
+			return v, err
+		}
+	}
+	v.From, v.Chunks, v.Records = w.from, w.chunks, w.records
+	v.Problems = append(cpProblems, w.problems...)
+	return v, nil
+}
+
+// problemOf makes the Problem of an error, with the place that a
+// *LogError names.
+func problemOf(err error) Problem {
+	var le *LogError
+	p := Problem{Err: err}
+	if errors.As(err, &le) {
+		p.Object, p.Line, p.Position = le.Object, le.Line, le.Position
+	}
+	return p
+}
+
+// chunksVerified is what verifyChunks found.
+type chunksVerified struct {
+	from            From
+	chunks, records int
+	problems        []Problem
+}
+
+// gapBy says whether chunks are missing whose positions are all at or
+// before position: a gap at the start of a chunk (not inside one) whose
+// missing positions end by position.
+func (w chunksVerified) gapBy(position uint64) bool {
+	for _, p := range w.problems {
+		if errors.Is(p.Err, ErrGap) && p.Line == 0 && p.Position <= position+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyChunks checks the chunks from a position on, and the chain value
+// of each checkpoint that it passes.
+func verifyChunks(ctx context.Context, s Store, chunks []string, firsts []uint64, checkpoints map[uint64][]Checkpoint, from From) (chunksVerified, error) {
+	w := chunksVerified{from: from}
+	add := func(err error) { w.problems = append(w.problems, problemOf(err)) }
+	r := replayer{from: from, last: from.Position, chain: from.Chain, c: newChainer()}
+	start, inside := startChunk(firsts, from.Position)
+	r.inside = inside
 	for _, name := range chunks[start:] {
 		data, err := s.Get(ctx, name)
 		if err != nil {
-			return v, fmt.Errorf("verify: %w", err)
+			return w, fmt.Errorf("verify: %w", err)
 		}
-		v.Chunks++
+		w.chunks++
 		n, err := r.chunk(name, data, func(line []byte, pos uint64, chain Sum) error {
 			if !json.Valid(line) {
 				add(&LogError{Object: name, Position: pos, Kind: ErrUnreadable, Detail: "the record is not JSON"})
@@ -174,7 +223,7 @@ func Verify(ctx context.Context, s Store) (Verified, error) {
 			}
 			return nil
 		})
-		v.Records += n
+		w.records += n
 		r.started = true
 		if err == nil {
 			continue
@@ -183,10 +232,10 @@ func Verify(ctx context.Context, s Store) (Verified, error) {
 		// Go on: check the lines of this chunk one by one, then take
 		// the next chunk from what it says.
 		lines, last, chain := salvage(name, data, &r, add)
-		v.Records += lines
+		w.records += lines
 		r.last, r.chain, r.inside = last, chain, false
 	}
-	return v, nil
+	return w, nil
 }
 
 // salvage checks each line of a chunk that did not pass, names each one

@@ -203,3 +203,45 @@ func TestPrint(t *testing.T) {
 		t.Errorf("Print (-want +got):\n%s", diff)
 	}
 }
+
+// Chunks behind every kept checkpoint may be missing (a crash in a prune
+// can bring back some of the ones it deleted and not others): Verify
+// then starts at the oldest kept checkpoint. A missing chunk after it is
+// a gap as ever.
+func TestVerifyStartsAtTheCheckpointWhenChunksBehindItAreMissing(t *testing.T) {
+	ctx := context.Background()
+	s := smallLog(t) // chunks 1-3, 4-7, 8-10; a checkpoint at 7
+	if v, err := rifflog.Verify(ctx, s); err != nil || len(v.Problems) != 0 || v.From.Position != 0 {
+		t.Fatalf("Verify of the whole log = %+v, %v; want no problem, from the start", v, err)
+	}
+	if err := s.Delete(ctx, rifflog.ChunkName(4)); err != nil {
+		t.Fatal(err)
+	}
+	v, err := rifflog.Verify(ctx, s)
+	if err != nil || len(v.Problems) != 0 || v.From.Position != 7 || v.Records != 3 {
+		t.Errorf("Verify with chunk 4-7 gone = %+v, %v; want no problem, from the checkpoint at 7, 3 records", v, err)
+	}
+
+	s = smallLog(t)
+	w, err := rifflog.Write(ctx, s, rifflog.Replayed{Last: 10, Chain: chainAfter(t, s, 10)}.Next(records(11, 2)))
+	if err != nil || w.Last() != 12 {
+		t.Fatalf("Write = %v, %v", w, err)
+	}
+	if err := s.Delete(ctx, rifflog.ChunkName(8)); err != nil {
+		t.Fatal(err)
+	}
+	v, err = rifflog.Verify(ctx, s)
+	if err != nil || len(v.Problems) == 0 || !errors.Is(v.Problems[0].Err, rifflog.ErrGap) || v.Problems[0].Position != 11 {
+		t.Errorf("Verify with chunk 8-10 gone (after the checkpoint at 7) = %+v, %v; want the gap at 11", v, err)
+	}
+}
+
+// chainAfter gives the chain value of the log at position p.
+func chainAfter(t *testing.T, s rifflog.Store, p uint64) rifflog.Sum {
+	t.Helper()
+	sum, err := rifflog.ChainAt(context.Background(), s, rifflog.From{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -22,6 +23,9 @@ type history struct {
 	// prepare: the temporary file of each next chunk is made ahead
 	// (Store.Prepare), as the log writer of riffengine does.
 	prepare bool
+	// prune: a Prune at the end, after the checkpoint (it deletes the
+	// chunks behind it with one flush of the directory).
+	prune bool
 }
 
 // outcome is what an epoch did before the power went out.
@@ -30,6 +34,7 @@ type outcome struct {
 	acked      int        // the chunks acknowledged
 	checkpoint *rifflog.Checkpoint
 	ckAcked    bool
+	pruneTried bool
 }
 
 func line(pos uint64) []byte {
@@ -75,6 +80,12 @@ func run(fsys dir.FS, h history) outcome {
 			o.ckAcked = true
 		}
 	}
+	if h.prune && o.ckAcked {
+		o.pruneTried = true
+		if _, err := rifflog.Prune(ctx, s, time.UnixMilli(1790000000000)); err != nil {
+			return o
+		}
+	}
 	return o
 }
 
@@ -88,13 +99,19 @@ func check(t *testing.T, fsys dir.FS, o outcome) {
 	if err != nil {
 		t.Fatalf("OpenFS after the crash = %v", err)
 	}
+	// After a prune the chunks behind the checkpoint may be gone, some of
+	// them or all: the log is read from the checkpoint, as a start does.
+	from, skip := rifflog.From{}, 0
+	if o.pruneTried {
+		from, skip = o.checkpoint.From(), int(o.checkpoint.Position)
+	}
 	var got [][]byte
-	r, err := rifflog.Replay(ctx, s, rifflog.From{}, func(line []byte, _ uint64) error {
+	r, err := rifflog.Replay(ctx, s, from, func(line []byte, _ uint64) error {
 		got = append(got, bytes.Clone(line))
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("Replay after the crash = %v", err)
+		t.Fatalf("Replay after the crash (from %d) = %v", from.Position, err)
 	}
 	var want [][]byte
 	ok := false
@@ -102,7 +119,7 @@ func check(t *testing.T, fsys dir.FS, o outcome) {
 		if j > 0 {
 			want = append(want, o.chunks[j-1]...)
 		}
-		if j >= o.acked && bytes.Equal(bytes.Join(want, nil), bytes.Join(got, nil)) && len(want) == len(got) {
+		if j >= o.acked && len(want) >= skip && bytes.Equal(bytes.Join(want[skip:], nil), bytes.Join(got, nil)) && len(want)-skip == len(got) {
 			ok = true
 		}
 	}
@@ -137,12 +154,30 @@ func check(t *testing.T, fsys dir.FS, o outcome) {
 			t.Errorf("List after the crash has %q; want chunks and checkpoints only", n)
 		}
 	}
+	if v, err := rifflog.Verify(ctx, s); err != nil || len(v.Problems) != 0 {
+		t.Fatalf("Verify after the crash = %+v, %v; want no problem", v, err)
+	}
 	// The log goes on after the crash.
 	if _, err := rifflog.Write(ctx, s, r.Next([][]byte{line(r.Last + 1)})); err != nil {
 		t.Fatalf("Write after the crash = %v", err)
 	}
-	if _, err := rifflog.Replay(ctx, s, rifflog.From{}, func([]byte, uint64) error { return nil }); err != nil {
+	if _, err := rifflog.Replay(ctx, s, from, func([]byte, uint64) error { return nil }); err != nil {
 		t.Fatalf("Replay after a write after the crash = %v", err)
+	}
+	// A later prune removes what the crash brought back.
+	if o.pruneTried {
+		if _, err := rifflog.Prune(ctx, s, time.UnixMilli(1790000000000)); err != nil {
+			t.Fatalf("Prune after the crash = %v", err)
+		}
+		names, _ := s.List(ctx, rifflog.ChunkPrefix)
+		for _, n := range names {
+			if first, _ := rifflog.ParseChunkName(n); first <= o.checkpoint.Position {
+				t.Errorf("after a prune after the crash, %s is still there; the checkpoint is at %d", n, o.checkpoint.Position)
+			}
+		}
+		if v, err := rifflog.Verify(ctx, s); err != nil || len(v.Problems) != 0 {
+			t.Fatalf("Verify after the prune after the crash = %+v, %v; want no problem", v, err)
+		}
 	}
 }
 
@@ -165,27 +200,36 @@ func crashAt(t *testing.T, h history, limit int, rng *rand.Rand, how loss) {
 // checkpoint at every step, losing nothing, everything, or a random part
 // of what was not flushed.
 func TestCrashAtEveryStep(t *testing.T) {
-	t.Run("new temporary files", func(t *testing.T) { crashEveryStep(t, false) })
-	t.Run("temporary files made ahead", func(t *testing.T) { crashEveryStep(t, true) })
+	t.Run("new temporary files", func(t *testing.T) { crashEveryStep(t, false, false) })
+	t.Run("temporary files made ahead", func(t *testing.T) { crashEveryStep(t, true, false) })
+	t.Run("a prune after the checkpoint", func(t *testing.T) { crashEveryStep(t, true, true) })
 }
 
-func crashEveryStep(t *testing.T, prepare bool) {
-	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2, prepare: prepare}
+func crashEveryStep(t *testing.T, prepare, prune bool) {
+	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2, prepare: prepare, prune: prune}
 	n := steps(h)
 	if n < 30 {
 		t.Fatalf("the epoch has %d steps; the count is wrong", n)
 	}
 	for limit := 0; limit <= n; limit++ {
-		for _, how := range []loss{loseAll, loseNone, loseRandom, loseRandom, loseRandom} {
-			t.Run(fmt.Sprintf("step %d loss %d", limit, how), func(t *testing.T) {
-				crashAt(t, h, limit, rand.New(rand.NewPCG(uint64(limit), uint64(how))), how)
+		// Each loss by chance keeps or loses each change that no flush
+		// made durable: 12 of them reach each mix of two removals of a
+		// prune with odds of 1 - (3/4)^12 (97 %).
+		hows := []loss{loseAll, loseNone}
+		for range 12 {
+			hows = append(hows, loseRandom)
+		}
+		for i, how := range hows {
+			t.Run(fmt.Sprintf("step %d loss %d try %d", limit, how, i), func(t *testing.T) {
+				crashAt(t, h, limit, rand.New(rand.NewPCG(uint64(limit), uint64(i))), how)
 			})
 		}
 	}
 }
 
 // TestCrashRandomHistories crashes 120 random histories at a random
-// step, half of them with the temporary files made ahead.
+// step, half of them with the temporary files made ahead, and half of
+// each with a prune after the checkpoint.
 func TestCrashRandomHistories(t *testing.T) {
 	for seed := range uint64(120) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -195,6 +239,7 @@ func TestCrashRandomHistories(t *testing.T) {
 		}
 		h.checkpointAfter = rng.IntN(len(h.sizes) + 1)
 		h.prepare = seed%2 == 1
+		h.prune = seed%4 >= 2
 		limit := rng.IntN(steps(h) + 1)
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			crashAt(t, h, limit, rng, loseRandom)
