@@ -5,16 +5,19 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/como-technologies/riff/riffcore/name"
 )
 
 // Encode writes one line of the log, with no line break: the same bytes
 // as json.Marshal of the record (which stays the reference: the
 // differential tests and FuzzEncodeAgrees check that the two agree).
 //
-// It writes the envelope and the cause by hand, and the change with
-// MarshalChange, so that a record is compacted and checked once and not
-// three times; a record with a value of a later build (a change or a
-// cause read as other) takes the path of encoding/json.
+// It writes the envelope and the cause by hand, and the change by hand
+// for the kinds of the work of sessions with plain fields (appendChange)
+// or with MarshalChange, so that a record is compacted and checked once
+// and not three times; a record with a value of a later build (a change
+// or a cause read as other) takes the path of encoding/json.
 func Encode(r Record) ([]byte, error) {
 	if r.Change == nil {
 		return nil, errors.New("record: no change")
@@ -22,11 +25,8 @@ func Encode(r Record) ([]byte, error) {
 	if _, other := r.Change.(Other); other || (r.By != nil && r.By.Class == ClassOther) {
 		return json.Marshal(r)
 	}
-	change, err := MarshalChange(r.Change)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, 96+len(r.Command)+len(r.Call)+len(change))
+	var err error
+	out := make([]byte, 0, 256+len(r.Command)+len(r.Call))
 	out = append(out, `{"position":`...)
 	out = strconv.AppendUint(out, r.Position, 10)
 	out = append(out, `,"written_at_ms":`...)
@@ -46,8 +46,59 @@ func Encode(r Record) ([]byte, error) {
 		out = appendString(out, r.Call)
 	}
 	out = append(out, `,"change":`...)
-	out = append(out, change...)
+	if out, err = appendChange(out, r.Change); err != nil {
+		return nil, err
+	}
 	return append(out, '}'), nil
+}
+
+// appendChange appends {"KIND":{...}} as MarshalChange writes it: by
+// hand for the kinds of the work of sessions with plain fields (a claim,
+// a release, a join and a leave of a thread), with MarshalChange for
+// the others.
+func appendChange(out []byte, c Change) ([]byte, error) {
+	switch c := c.(type) {
+	case Claimed:
+		out = append(out, `{"claimed":{"session":`...)
+		out = appendString(out, c.Session.String())
+		out = append(out, `,"thread":`...)
+		out = appendString(out, string(c.Thread))
+		out = append(out, `,"item":`...)
+		out = appendString(out, string(c.Item))
+		return append(out, `}}`...), nil
+	case Released:
+		out = append(out, `{"released":{"session":`...)
+		out = appendString(out, c.Session.String())
+		out = append(out, `,"thread":`...)
+		out = appendString(out, string(c.Thread))
+		out = append(out, `,"item":`...)
+		out = appendString(out, string(c.Item))
+		if c.MustClear {
+			out = append(out, `,"must_clear":true`...)
+		}
+		return append(out, `}}`...), nil
+	case JoinedThread:
+		return appendSessionThread(out, KindJoinedThread, c.Session.String(), c.Thread), nil
+	case LeftThread:
+		return appendSessionThread(out, KindLeftThread, c.Session.String(), c.Thread), nil
+	}
+	change, err := MarshalChange(c)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, change...), nil
+}
+
+// appendSessionThread appends a change of kind k with the fields session
+// and thread.
+func appendSessionThread(out []byte, k Kind, session string, thread name.Thread) []byte {
+	out = append(out, `{"`...)
+	out = append(out, k...)
+	out = append(out, `":{"session":`...)
+	out = appendString(out, session)
+	out = append(out, `,"thread":`...)
+	out = appendString(out, string(thread))
+	return append(out, `}}`...)
 }
 
 // appendBy appends the cause as By.MarshalJSON writes it.

@@ -47,6 +47,21 @@ func TestEncodeAgreesWithMarshal(t *testing.T) {
 		}
 	}
 	encodeAgrees(t, record.Record{Position: 1})
+	// The kinds that Encode writes by hand, with each optional field and
+	// with texts that need escapes.
+	uri := name.SessionURI{User: "a<b", Host: "h&i", Repo: "o/r", Session: "s\u2028\xff", Claims: []name.Item{"x>y"}}
+	for _, text := range texts {
+		thread, item := name.Thread("o/r"+text), name.Item("issue-"+text)
+		for _, c := range []record.Change{
+			record.Claimed{Session: uri, Thread: thread, Item: item},
+			record.Released{Session: uri, Thread: thread, Item: item},
+			record.Released{Session: uri, Thread: thread, Item: item, MustClear: true},
+			record.JoinedThread{Session: uri, Thread: thread},
+			record.LeftThread{Session: uri, Thread: thread},
+		} {
+			encodeAgrees(t, record.Record{Position: 9, WrittenAtMs: 7, By: record.ByServer(), Command: text, Change: c})
+		}
+	}
 }
 
 // FuzzEncodeAgrees encodes each line that decodes, with the command and
