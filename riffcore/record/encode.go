@@ -59,28 +59,13 @@ func Encode(r Record) ([]byte, error) {
 func appendChange(out []byte, c Change) ([]byte, error) {
 	switch c := c.(type) {
 	case Claimed:
-		out = append(out, `{"claimed":{"session":`...)
-		out = appendString(out, c.Session.String())
-		out = append(out, `,"thread":`...)
-		out = appendString(out, string(c.Thread))
-		out = append(out, `,"item":`...)
-		out = appendString(out, string(c.Item))
-		return append(out, `}}`...), nil
+		return appendWork(out, KindClaimed, c.Session, c.Thread, &c.Item, false), nil
 	case Released:
-		out = append(out, `{"released":{"session":`...)
-		out = appendString(out, c.Session.String())
-		out = append(out, `,"thread":`...)
-		out = appendString(out, string(c.Thread))
-		out = append(out, `,"item":`...)
-		out = appendString(out, string(c.Item))
-		if c.MustClear {
-			out = append(out, `,"must_clear":true`...)
-		}
-		return append(out, `}}`...), nil
+		return appendWork(out, KindReleased, c.Session, c.Thread, &c.Item, c.MustClear), nil
 	case JoinedThread:
-		return appendSessionThread(out, KindJoinedThread, c.Session.String(), c.Thread), nil
+		return appendWork(out, KindJoinedThread, c.Session, c.Thread, nil, false), nil
 	case LeftThread:
-		return appendSessionThread(out, KindLeftThread, c.Session.String(), c.Thread), nil
+		return appendWork(out, KindLeftThread, c.Session, c.Thread, nil, false), nil
 	}
 	change, err := MarshalChange(c)
 	if err != nil {
@@ -89,15 +74,23 @@ func appendChange(out []byte, c Change) ([]byte, error) {
 	return append(out, change...), nil
 }
 
-// appendSessionThread appends a change of kind k with the fields session
-// and thread.
-func appendSessionThread(out []byte, k Kind, session string, thread name.Thread) []byte {
+// appendWork appends a change of kind k with the fields session and
+// thread, then item when it is not nil, then must_clear when it is true
+// (the order of the fields of those kinds).
+func appendWork(out []byte, k Kind, session name.SessionURI, thread name.Thread, item *name.Item, mustClear bool) []byte {
 	out = append(out, `{"`...)
 	out = append(out, k...)
 	out = append(out, `":{"session":`...)
-	out = appendString(out, session)
+	out = appendString(out, session.String())
 	out = append(out, `,"thread":`...)
 	out = appendString(out, string(thread))
+	if item != nil {
+		out = append(out, `,"item":`...)
+		out = appendString(out, string(*item))
+	}
+	if mustClear {
+		out = append(out, `,"must_clear":true`...)
+	}
 	return append(out, `}}`...)
 }
 
