@@ -108,35 +108,6 @@ func (l *lines) with(t testing.TB, msg string) []map[string]any {
 	return out
 }
 
-// newLogger is the JSON handler of riff-server: severity and message.
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
-		Level: slog.LevelDebug,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) > 0 {
-				return a
-			}
-			switch a.Key {
-			case slog.LevelKey:
-				level, _ := a.Value.Any().(slog.Level)
-				sev := "INFO"
-				switch {
-				case level >= slog.LevelError:
-					sev = "ERROR"
-				case level >= slog.LevelWarn:
-					sev = "WARNING"
-				case level < slog.LevelInfo:
-					sev = "DEBUG"
-				}
-				return slog.String("severity", sev)
-			case slog.MessageKey:
-				return slog.Attr{Key: "message", Value: a.Value}
-			}
-			return a
-		},
-	}))
-}
-
 // gate is a real store (memory) whose Put of a chunk waits until the
 // test lets it go. Each Put of a chunk first says so on entered. With
 // fail set, a Put of a chunk fails after its wait.
@@ -245,7 +216,7 @@ func start(t testing.TB, s setup) *riff {
 		t.Fatalf("Load = %v", err)
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: newLogger(r.logs),
+		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
 		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval,
 	})
 	r.e.SetServing(true, "")

@@ -157,35 +157,6 @@ func versionOf() string {
 	return defaultVersion
 }
 
-// newLogger makes the JSON log lines of riff-server: severity, time,
-// message and target.
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) > 0 {
-				return a
-			}
-			switch a.Key {
-			case slog.LevelKey:
-				level, _ := a.Value.Any().(slog.Level)
-				sev := "INFO"
-				switch {
-				case level >= slog.LevelError:
-					sev = "ERROR"
-				case level >= slog.LevelWarn:
-					sev = "WARNING"
-				case level < slog.LevelInfo:
-					sev = "DEBUG"
-				}
-				return slog.String("severity", sev)
-			case slog.MessageKey:
-				return slog.Attr{Key: "message", Value: a.Value}
-			}
-			return a
-		},
-	}))
-}
-
 // openStore opens the store of the settings: a bucket, a directory, or
 // memory. It gives a function that closes it.
 func openStore(ctx context.Context, s settings) (rifflog.Store, string, func(), error) {
@@ -244,7 +215,7 @@ func checkListen(addr string, anywhere bool) error {
 // start, and serve until a stop signal (which settles and writes a last
 // checkpoint) or a lost lease.
 func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
-	log := newLogger(stderr)
+	log := riffengine.NewLogger(stderr, slog.LevelInfo)
 	if err := checkListen(s.listen, s.anywhere); err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func run(ctx context.Context, path, addr string) error {
 	if path == "" {
 		return errors.New("give the directory of the log in RIFF_DIR")
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	log := riffengine.NewLogger(os.Stderr, slog.LevelInfo)
 	r, err := open(ctx, path, log)
 	if err != nil {
 		return err
