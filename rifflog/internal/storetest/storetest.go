@@ -90,24 +90,9 @@ func Run(t *testing.T, newStore func(t *testing.T) rifflog.Store) {
 	})
 	t.Run("one create of many wins", func(t *testing.T) {
 		s := newStore(t)
-		var wg sync.WaitGroup
-		errs := make([]error, 6)
-		for i := range errs {
-			wg.Go(func() { errs[i] = s.Put(ctx, "log/race", []byte{byte('a' + i)}) })
-		}
-		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				won++
-			case !errors.Is(err, rifflog.ErrExists):
-				t.Errorf("Put = %v; want nil or ErrExists", err)
-			}
-		}
-		if won != 1 {
-			t.Errorf("%d creates won; want 1", won)
-		}
+		oneWins(t, "Put", 6, rifflog.ErrExists, func(i int) error {
+			return s.Put(ctx, "log/race", []byte{byte('a' + i)})
+		})
 	})
 	t.Run("swap and load", func(t *testing.T) {
 		s := newStore(t)
@@ -139,24 +124,10 @@ func Run(t *testing.T, newStore func(t *testing.T) rifflog.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		errs := make([]error, 5)
-		for i := range errs {
-			wg.Go(func() { _, errs[i] = s.Swap(ctx, "lease", []byte{byte('b' + i)}, g) })
-		}
-		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				won++
-			case !errors.Is(err, rifflog.ErrChanged):
-				t.Errorf("Swap = %v; want nil or ErrChanged", err)
-			}
-		}
-		if won != 1 {
-			t.Errorf("%d swaps won; want 1", won)
-		}
+		oneWins(t, "Swap", 5, rifflog.ErrChanged, func(i int) error {
+			_, err := s.Swap(ctx, "lease", []byte{byte('b' + i)}, g)
+			return err
+		})
 	})
 	t.Run("a log round trip", func(t *testing.T) {
 		s := newStore(t)
@@ -228,6 +199,30 @@ func Run(t *testing.T, newStore func(t *testing.T) rifflog.Store) {
 			t.Errorf("Newest of an object that is not there = %v, %v; want false", got, err)
 		}
 	})
+}
+
+// oneWins runs n calls of op at once: exactly one returns nil, each
+// other an error that wraps lost.
+func oneWins(t *testing.T, op string, n int, lost error, call func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range errs {
+		wg.Go(func() { errs[i] = call(i) })
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, lost):
+			t.Errorf("%s = %v; want nil or %v", op, err, lost)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d calls of %s won; want 1", won, op)
+	}
 }
 
 // chainAt gives the chain value at position p of the log in s.
