@@ -268,7 +268,11 @@ func mustPost(b *testing.B, url, path string, body any) {
 // BenchmarkServerLoad measures, in each round: the raw fsync rate of the
 // disk of the temp dir (2,000 rounds of create, write 300 bytes, fsync,
 // close, fsync the directory); the trivial handler of loadtool in a
-// process of its own under the load below; the same riff-server binary
+// process of its own under the load below; the same handler answering
+// each call only once its body is in a chunk file on that disk
+// (loadtool.Durable: group commit with the steps of a chunk of the
+// directory store, and no other work: the ceiling of any server that
+// keeps each call in such a chunk before its reply); the same riff-server binary
 // on the memory store (no disk: the ceiling of the server's own work);
 // and the real riff-server on the directory store in that temp dir
 // under the same load. The load is
@@ -290,8 +294,8 @@ func BenchmarkServerLoad(b *testing.B) {
 	}
 	load := riffload(b)
 	root := b.TempDir()
-	storeDir, fsyncDir := filepath.Join(root, "store"), filepath.Join(root, "fsync")
-	for _, d := range []string{storeDir, fsyncDir} {
+	storeDir, fsyncDir, chunkDir := filepath.Join(root, "store"), filepath.Join(root, "fsync"), filepath.Join(root, "chunks")
+	for _, d := range []string{storeDir, fsyncDir, chunkDir} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			b.Fatal(err)
 		}
@@ -320,14 +324,19 @@ func BenchmarkServerLoad(b *testing.B) {
 	runJSON(b, &fs, load, "fsync", "-dir", fsyncDir, "-count", "2000")
 
 	// The ceiling: the trivial handler in a process of its own.
-	trivial, out := begin(b, filepath.Join(root, "trivial.log"), load, "trivial", "-listen", "127.0.0.1:0")
-	line, err := out.ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening on ") {
-		b.Fatalf("riffload trivial printed %q: %v", line, err)
-	}
+	trivial, trivialURL := startTrivial(b, load, filepath.Join(root, "trivial.log"))
 	var ceiling loadResult
-	trivialLoadCPU := runJSON(b, &ceiling, load, runArgs(strings.TrimSpace(strings.TrimPrefix(line, "listening on ")))...)
+	trivialLoadCPU := runJSON(b, &ceiling, load, runArgs(trivialURL)...)
 	trivialCPU := trivial.stop(b)
+
+	// The durable ceiling: the trivial handler that answers a call only
+	// once its body is in a chunk file (group commit, the steps of a
+	// chunk of the directory store), on the same disk.
+	durTrivial, durTrivialURL := startTrivial(b, load, filepath.Join(root, "durable-trivial.log"), "-dir", chunkDir)
+	var durCeiling loadResult
+	runJSON(b, &durCeiling, load, runArgs(durTrivialURL)...)
+	durTrivialCPU := durTrivial.stop(b)
+	durTrivialChunks := countFiles(b, chunkDir)
 
 	// The second ceiling: the same binary on the memory store (no disk),
 	// under the same load.
@@ -359,7 +368,12 @@ func BenchmarkServerLoad(b *testing.B) {
 		trivialPerCall     = cpuPerCall(trivialCPU, ceiling)
 		trivialLoadPerCall = cpuPerCall(trivialLoadCPU, ceiling)
 		memPerCall         = cpuPerCall(memCPU, memory)
+		durTrivialPerCall  = cpuPerCall(durTrivialCPU, durCeiling)
+		durTrivialPerChunk = 0.0
 	)
+	if durTrivialChunks > 0 {
+		durTrivialPerChunk = float64(durCeiling.Calls+durCeiling.WarmupCalls) / float64(durTrivialChunks)
+	}
 
 	recordsPerChunk := 0.0
 	if n := after.Chunks - before.Chunks; n > 0 {
@@ -380,6 +394,11 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.ReportMetric(loadPerCall, "load-cpu-us/call")
 	b.ReportMetric(trivialPerCall, "trivial-cpu-us/call")
 	b.ReportMetric(trivialLoadPerCall, "trivial-load-cpu-us/call")
+	b.ReportMetric(durCeiling.CallsPerS, "durable-trivial-calls/s")
+	b.ReportMetric(durCeiling.P99Ms, "durable-trivial-p99-ms")
+	b.ReportMetric(durTrivialPerCall, "durable-trivial-cpu-us/call")
+	b.ReportMetric(durTrivialPerChunk, "durable-trivial-calls/chunk")
+	b.ReportMetric(durable.CallsPerS/durCeiling.CallsPerS, "of-durable-trivial")
 	b.ReportMetric(memory.CallsPerS, "memory-calls/s")
 	b.ReportMetric(memory.P50Ms, "memory-p50-ms")
 	b.ReportMetric(memPerCall, "memory-cpu-us/call")
@@ -392,14 +411,43 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.Logf("riff-server: %d calls in %.2f s = %.0f calls/s = %.0f claims/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms; "+
 		"%d chunks, %.1f records a chunk; CPU µs a call: riff-server %.1f, load %.1f | "+
 		"trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms; CPU µs a call: trivial %.1f, load %.1f | "+
+		"durable trivial: %.0f calls/s, p50 %.2f ms, p99 %.2f ms, %.1f calls a chunk, CPU µs a call %.1f | "+
 		"fsync: %.0f/s, p50 %.2f ms, p99 %.2f ms | "+
 		"memory store: %.0f calls/s, p50 %.2f ms, CPU µs a call %.1f | machine busy %.0f %% during the durable load | "+
-		"riff-server / trivial %.2f, / memory store %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
+		"riff-server / trivial %.2f, / durable trivial %.2f, / memory store %.2f; target (15,000 claims/s, p99 under 20 ms) %s",
 		durable.Calls, durable.Seconds, durable.CallsPerS, claims, durable.P50Ms, durable.P99Ms, durable.MaxMs,
 		after.Chunks-before.Chunks, recordsPerChunk, serverPerCall, loadPerCall,
 		ceiling.CallsPerS, ceiling.P50Ms, ceiling.P99Ms, trivialPerCall, trivialLoadPerCall,
+		durCeiling.CallsPerS, durCeiling.P50Ms, durCeiling.P99Ms, durTrivialPerChunk, durTrivialPerCall,
 		fs.PerS, fs.P50Ms, fs.P99Ms, memory.CallsPerS, memory.P50Ms, memPerCall, 100*busy,
-		durable.CallsPerS/ceiling.CallsPerS, durable.CallsPerS/memory.CallsPerS, met)
+		durable.CallsPerS/ceiling.CallsPerS, durable.CallsPerS/durCeiling.CallsPerS, durable.CallsPerS/memory.CallsPerS, met)
+}
+
+// startTrivial starts "riffload trivial" with args and gives its URL.
+func startTrivial(b *testing.B, load, stderrPath string, args ...string) (*process, string) {
+	b.Helper()
+	p, out := begin(b, stderrPath, load, append([]string{"trivial", "-listen", "127.0.0.1:0"}, args...)...)
+	line, err := out.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		b.Fatalf("riffload trivial %v printed %q: %v", args, line, err)
+	}
+	return p, strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+}
+
+// countFiles counts the files of dir whose names do not start with a dot.
+func countFiles(b *testing.B, dir string) int {
+	b.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
 }
 
 // setupRiff resumes the new riff and registers the session of each client.

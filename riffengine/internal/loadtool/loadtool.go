@@ -1,9 +1,11 @@
 // Package loadtool drives an HTTP server with concurrent keep-alive
 // clients on loopback and measures the calls per second and the
 // latency of each call, for the benchmarks of riff-server
-// (docs/performance.md, section riffengine). It also gives the two
+// (docs/performance.md, section riffengine). It also gives the
 // ceilings that those figures are read against: a trivial handler
-// (Trivial) and the raw fsync rate of a directory (FsyncRate).
+// (Trivial), the same handler that answers only once each body is in a
+// chunk on the disk (Durable), and the raw fsync rate of a directory
+// (FsyncRate).
 //
 // The clients of Run are not net/http's but a minimal HTTP/1.1 client
 // for loopback benchmarks: one goroutine per client (and, only once the

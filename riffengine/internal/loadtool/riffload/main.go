@@ -3,15 +3,16 @@
 // docs/performance.md, section riffengine):
 //
 //	riffload run -url URL -script FILE [-clients 64] [-duration 10s | -count N] [-warmup 1s]
-//	riffload trivial [-listen 127.0.0.1:0]
+//	riffload trivial [-listen 127.0.0.1:0] [-dir DIR]
 //	riffload fsync -dir DIR [-count 2000]
 //
 // run sends the calls of the script and prints its loadtool.Result as
 // JSON on stdout. The script is a JSON object {"clients": [[CALL, ...],
 // ...]} where a CALL is {"path": "/v1/claim", "body": {...}}: client c
 // sends the calls of list c mod the number of lists, in turn, again and
-// again. trivial serves loadtool.Trivial and prints "listening on URL"
-// on stdout once it listens. fsync prints its loadtool.FsyncResult.
+// again. trivial serves loadtool.Trivial (with -dir, loadtool.Durable
+// on the chunks of DIR) and prints "listening on URL" on stdout once it
+// listens. fsync prints its loadtool.FsyncResult.
 package main
 
 import (
@@ -106,13 +107,23 @@ func run(args []string) error {
 func trivial(args []string) error {
 	fs := flag.NewFlagSet("trivial", flag.ExitOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	dir := fs.String("dir", "", "answer each call once its body is in a chunk file in this directory (loadtool.Durable)")
 	_ = fs.Parse(args)
+	handler := loadtool.Trivial()
+	if *dir != "" {
+		d, err := loadtool.NewDurable(*dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		handler = d
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("listening on http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: loadtool.Trivial(), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

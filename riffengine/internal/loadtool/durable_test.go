@@ -1,0 +1,138 @@
+package loadtool
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Given a Durable server, when a load of 4 clients sends 300 calls,
+// then each body is in exactly one chunk file, in the order each client
+// sent it, the chunks count as Written says, and no temporary file is
+// left.
+func TestDurableKeepsEachBodyInOneChunk(t *testing.T) {
+	dir := t.TempDir()
+	d, err := NewDurable(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	defer d.Close()
+	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 4, Count: 300,
+		Body: func(c, i int) (string, []byte) { return "/v1/claim", fmt.Appendf(nil, `{"c":%d,"i":%d}`, c, i) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls != 300 {
+		t.Fatalf("result %+v", res)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp") {
+			t.Errorf("a temporary file is left: %s", e.Name())
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")...)
+	}
+	chunks, calls := d.Written()
+	if chunks != len(entries) || calls != 300 || len(lines) != 300 {
+		t.Fatalf("Written = %d chunks, %d calls; the directory has %d files and %d lines; want %d files and 300 of each",
+			chunks, calls, len(entries), len(lines), chunks)
+	}
+	next := map[int]int{}
+	for _, line := range lines {
+		var c, i int
+		if _, err := fmt.Sscanf(line, `{"c":%d,"i":%d}`, &c, &i); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if i != next[c] {
+			t.Errorf("client %d: call %d after call %d", c, i, next[c]-1)
+		}
+		next[c] = i + 1
+	}
+}
+
+// Given a Durable server whose directory is gone, when a call comes,
+// then it gets a 503 that names the failure, and the server still
+// answers the next call the same way.
+func TestDurableRefusesWhenTheChunkFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chunks")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDurable(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		w := httptest.NewRecorder()
+		d.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/claim", strings.NewReader("{}")))
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "no such file") {
+			t.Errorf("reply %d %q, want 503 with the failure", w.Code, w.Body.String())
+		}
+	}
+	if chunks, calls := d.Written(); chunks != 0 || calls != 0 {
+		t.Errorf("Written = %d, %d; want none", chunks, calls)
+	}
+}
+
+// Given a Durable server with calls waiting, when it closes, then each
+// call gets an answer and Close returns.
+func TestDurableCloseAnswersEachCall(t *testing.T) {
+	d, err := NewDurable(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 16)
+	for k := range codes {
+		wg.Go(func() {
+			w := httptest.NewRecorder()
+			d.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader([]byte("{}"))))
+			codes[k] = w.Code
+		})
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for _, c := range codes {
+		if !slices.Contains([]int{http.StatusOK, http.StatusServiceUnavailable}, c) {
+			t.Errorf("codes %v, want each 200 or 503", codes)
+			break
+		}
+	}
+}
+
+func TestNewDurableNeedsADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(t.TempDir(), "missing"), file} {
+		if _, err := NewDurable(p); err == nil {
+			t.Errorf("NewDurable(%s) gave no error", p)
+		}
+	}
+}
