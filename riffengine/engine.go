@@ -81,6 +81,9 @@ type Engine struct {
 	// ckpWriting is true while a goroutine of the engine writes a
 	// checkpoint that the writer encoded.
 	ckpWriting bool
+	// preparing is true while a goroutine of the engine makes the
+	// temporary file of a next chunk (Engine.prepare).
+	preparing bool
 }
 
 // entry is one command in the queue of the writer: accepted (with its

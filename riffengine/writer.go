@@ -97,14 +97,39 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 		return false
 	}
 	e.finish(entries, records, written, took)
-	if p, ok := e.opts.Store.(preparer); ok && len(records) > 0 {
-		// The replies are out: make the temporary file of the next chunk
-		// now, while the calls of the next chunk come in.
-		if err := p.Prepare(rifflog.ChunkName(written.Last() + 1)); err != nil {
-			e.log.Warn("prepare the next chunk", "error", err.Error())
-		}
+	if len(records) > 0 {
+		e.prepare(rifflog.ChunkName(written.Last() + 1))
 	}
 	return true
+}
+
+// prepare makes the temporary file of the next chunk, when the store can,
+// in a goroutine of the engine: the writer goes on with the next chunk
+// at once, and the file is ready for a later one if not for it (a Put
+// that finds no file ready makes its own). At most one runs at a time; a
+// stop waits for it.
+func (e *Engine) prepare(name string) {
+	p, ok := e.opts.Store.(preparer)
+	if !ok {
+		return
+	}
+	e.mu.Lock()
+	busy := e.preparing
+	e.preparing = true
+	e.mu.Unlock()
+	if busy {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		if err := p.Prepare(name); err != nil {
+			e.log.Warn("prepare the next chunk", "error", err.Error())
+		}
+		e.mu.Lock()
+		e.preparing = false
+		e.mu.Unlock()
+	}()
 }
 
 // preparer is a store that can make the file of the next object ahead

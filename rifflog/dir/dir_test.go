@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,6 +134,61 @@ func TestPrepare(t *testing.T) {
 	}
 	if left := temps(); len(left) != 0 {
 		t.Errorf("temporary files at the end: %q", left)
+	}
+}
+
+// TestPrepareWhilePut: the log writer of riffengine calls Prepare in a
+// goroutine of its own while its next Put runs. Given Prepare and Put in
+// the same directory at once, each Put writes its object whole, and at
+// most the one spare temporary file is left.
+func TestPrepareWhilePut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := dir.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := uint64(1); ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := s.Prepare(rifflog.ChunkName(i)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	for i := range n {
+		if err := s.Put(ctx, rifflog.ChunkName(uint64(i+1)), fmt.Appendf(nil, "chunk %d", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for i := range n {
+		name := rifflog.ChunkName(uint64(i + 1))
+		if got, err := s.Get(ctx, name); err != nil || string(got) != fmt.Sprintf("chunk %d", i+1) {
+			t.Fatalf("Get(%s) = %q, %v", name, got, err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	temps := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			temps++
+		}
+	}
+	if temps > 1 || len(entries)-temps != n {
+		t.Errorf("the directory has %d objects and %d temporary files; want %d and at most 1", len(entries)-temps, temps, n)
 	}
 }
 
