@@ -23,6 +23,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/como-technologies/riff/riffstate"
 )
 
@@ -207,4 +208,103 @@ func BenchmarkFsyncRate(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "fsyncs/s")
+}
+
+// BenchmarkHandlerClaimRelease measures the server's own work on a call,
+// with no network and no disk: the handler of riff-server (decode, the
+// one path of the engine, the reply) on the memory store, called by 64
+// goroutines, each a session that claims its own item and releases it in
+// turn. It reports the allocations and the CPU (user and system) of a
+// call; the load benchmarks read against it (docs/performance.md).
+//
+//	go test -run '^$' -bench HandlerClaimRelease -benchtime 200000x -count 5 ./riffengine
+func BenchmarkHandlerClaimRelease(b *testing.B) {
+	ctx := context.Background()
+	st := mem.New()
+	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
+		Logger: slog.New(slog.DiscardHandler)})
+	b.Cleanup(func() { e.Close(errors.New("the benchmark ends")) })
+	if err := e.MakeRiff(ctx, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	e.SetServing(true, "")
+	h := riffengine.NewServer(e, riffengine.NoSignIn{})
+	send := func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte) {
+		w.reset()
+		body.Reset(data)
+		r.URL.Path = path
+		r.ContentLength = int64(len(data))
+		h.ServeHTTP(w, r)
+		if w.status != 0 && w.status != http.StatusOK {
+			b.Fatalf("POST %s = %d %s", path, w.status, w.body.Bytes())
+		}
+	}
+	setup := func(path string, v any) {
+		data, _ := json.Marshal(v)
+		body := bytes.NewReader(nil)
+		r := httptest.NewRequest(http.MethodPost, path, body)
+		send(&benchWriter{header: http.Header{}}, r, body, path, data)
+	}
+	setup("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
+	const goroutines = 64
+	type calls struct{ claim, release []byte }
+	perSession := make([]calls, goroutines)
+	for c := range goroutines {
+		me := name.SessionURI{User: fmt.Sprintf("u%d", c), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c)}
+		setup("/v1/register", wire.Register{Me: me})
+		item := name.Item(fmt.Sprintf("item-%d", c))
+		perSession[c].claim, _ = json.Marshal(wire.Claim{Me: me, Item: item})
+		perSession[c].release, _ = json.Marshal(wire.Release{Me: me, Item: item})
+	}
+	var next atomic.Int64
+	b.SetParallelism((goroutines + 1) / 2)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU(b)
+	b.RunParallel(func(pb *testing.PB) {
+		c := int(next.Add(1)-1) % goroutines
+		w := &benchWriter{header: http.Header{}}
+		body := bytes.NewReader(nil)
+		r := httptest.NewRequest(http.MethodPost, "/v1/claim", body) // the handler reads body; send resets it
+		for i := 0; pb.Next(); i++ {
+			if i%2 == 0 {
+				send(w, r, body, "/v1/claim", perSession[c].claim)
+			} else {
+				send(w, r, body, "/v1/release", perSession[c].release)
+			}
+		}
+	})
+	cpu := processCPU(b) - cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
+}
+
+// benchWriter is a ResponseWriter that keeps the status and the body of
+// one reply at a time.
+type benchWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *benchWriter) reset() {
+	clear(w.header)
+	w.status = 0
+	w.body.Reset()
+}
+func (w *benchWriter) Header() http.Header { return w.header }
+func (w *benchWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+func (w *benchWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(p)
 }

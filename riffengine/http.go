@@ -28,9 +28,23 @@ const (
 	KeepAlive = 15 * time.Second
 )
 
-// headerBuild is riff-build (wire.HeaderBuild) in the canonical form of
-// net/http, the key of the header map.
-const headerBuild = "Riff-Build"
+// The headers that each call reads or each reply has, in the canonical
+// form of net/http (the keys of its header maps): a lookup or a set by
+// that key does not make the canonical form again at each call.
+const (
+	headerBuild       = "Riff-Build" // wire.HeaderBuild
+	headerCall        = "Riff-Call"  // wire.HeaderCall
+	headerContentType = "Content-Type"
+)
+
+// headerValue gives the first value of the header key (in its canonical
+// form) of h, or "".
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // routed is a command that a client can send: a command of riffstate
 // that is a call of the wire with the same reply.
@@ -58,6 +72,9 @@ type Server struct {
 	// build is the value of riff-build, formatted once: it is on every
 	// reply.
 	build []string
+	// jsonType is the Content-Type of a JSON reply, made once: every
+	// reply shares the value and nothing changes it.
+	jsonType []string
 	// KeepAlive is the time between two keep-alive lines of a stream.
 	KeepAlive time.Duration
 }
@@ -65,7 +82,7 @@ type Server struct {
 // NewServer makes the HTTP side of e.
 func NewServer(e *Engine, tokens TokenLayer) *Server {
 	s := &Server{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
-		build: []string{e.opts.Build.String()}}
+		build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s
@@ -226,7 +243,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // not talk with: 409 old_build, with both builds and the side to update.
 // A call with no riff-build (curl) passes.
 func (s *Server) checkBuild(r *http.Request) *wire.Refused {
-	text := r.Header.Get(wire.HeaderBuild)
+	text := headerValue(r.Header, headerBuild)
 	if text == "" {
 		return nil
 	}
@@ -319,8 +336,8 @@ func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseW
 
 // writeJSON writes a reply. It does not escape & < >: a URI with claims
 // reads as it is.
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
+func (s *Server) writeJSON(w http.ResponseWriter, v any) {
+	w.Header()[headerContentType] = s.jsonType
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -345,7 +362,7 @@ func route[C routed[R], R any](s *Server) {
 		if replied.Repeat {
 			w.Header().Set(wire.HeaderRepeat, "1")
 		}
-		writeJSON(w, replied.Reply)
+		s.writeJSON(w, replied.Reply)
 	})
 }
 
@@ -372,7 +389,7 @@ func query[Q asked[R], R any](s *Server, fn func(v riffstate.View, c riffstate.C
 			s.fail(w, err)
 			return
 		}
-		writeJSON(w, reply)
+		s.writeJSON(w, reply)
 	})
 }
 
@@ -420,7 +437,7 @@ func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (ri
 		}
 		var out R
 		s.e.View(func(v riffstate.View, now riffstate.Now) { out = reply(v, s.e.state.Caller(proof.caller), now, told) })
-		writeJSON(w, out)
+		s.writeJSON(w, out)
 	})
 }
 
@@ -431,7 +448,7 @@ func (s *Server) server(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "GET %s gives the facts of the server", r.URL.Path), http.StatusMethodNotAllowed)
 		return
 	}
-	writeJSON(w, s.e.Facts())
+	s.writeJSON(w, s.e.Facts())
 }
 
 // streamWriter writes the lines of a stream, each with a write deadline

@@ -153,8 +153,9 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C]) (Che
 	if call.cmd.Kind() != "end" {
 		e.arrivalLocked(c)
 	}
-	key := riffstate.KeyOf(c, call.call)
+	var key riffstate.Key
 	if call.call != "" {
+		key = riffstate.KeyOf(c, call.call)
 		if done, ok := e.state.KeptCall(key); ok {
 			reply := riffstate.Reply(e.state, riffstate.Command[R](call.cmd), c, done, now)
 			e.mu.Unlock()

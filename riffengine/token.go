@@ -34,5 +34,5 @@ func (NoSignIn) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refused
 	if len(me.Unknown) > 0 {
 		return Proof{}, wire.Refuse(wire.BadRequest, "the URI %s has a part that this riff-server does not know: %v", me.Bare(), me.Unknown)
 	}
-	return Proof{caller: riffstate.CallerOf(me), call: r.Header.Get(wire.HeaderCall)}, nil
+	return Proof{caller: riffstate.CallerOf(me), call: headerValue(r.Header, headerCall)}, nil
 }

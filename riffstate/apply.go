@@ -235,11 +235,11 @@ func (r *Riff) takeJoinMarks(lead, old name.Who) {
 // touch gives the session of u, made Ready when the riff does not know
 // it, at the place of u and with the time of the record.
 func (r *Riff) touch(u name.SessionURI, at int64) *Session {
-	key := u.Who().String()
-	s := r.Sessions[key]
+	w := u.Who()
+	s := r.Sessions[w.String()] // a lookup allocates no key
 	if s == nil {
 		s = &Session{Life: Ready}
-		r.Sessions[key] = s
+		r.Sessions[w.String()] = s
 	}
 	s.URI = u.Bare()
 	if at > s.LastMs {

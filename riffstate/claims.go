@@ -80,7 +80,7 @@ func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
 	return wire.ClaimReply{
 		Holder:  v.uriOf(c, now),
 		Warning: n.warning,
-		Text:    fmt.Sprintf("You hold %s in %s.", cl.Item, n.thread.For(c.Who())),
+		Text:    "You hold " + string(cl.Item) + " in " + n.thread.For(c.Who()) + ".",
 	}
 }
 
@@ -150,7 +150,7 @@ func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
 			}
 		}
 	}
-	text := fmt.Sprintf("You released %s in %s.", rl.Item, n.thread.For(c.Who()))
+	text := "You released " + string(rl.Item) + " in " + n.thread.For(c.Who()) + "."
 	if n.mustClear {
 		text += " riff clears your context when your turn ends."
 	}

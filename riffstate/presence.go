@@ -83,11 +83,10 @@ func NewPresence() *Presence {
 }
 
 func (p *Presence) live(w name.Who) *Live {
-	key := w.String()
-	l := p.Lives[key]
+	l := p.Lives[w.String()] // a lookup allocates no key
 	if l == nil {
 		l = &Live{}
-		p.Lives[key] = l
+		p.Lives[w.String()] = l
 	}
 	return l
 }

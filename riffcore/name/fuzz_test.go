@@ -1,6 +1,8 @@
 package name_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,8 +10,10 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 )
 
-// FuzzParseURI checks that ParseURI never panics, and that a URI that
-// parses formats to a string that parses to the same value.
+// FuzzParseURI checks that ParseURI never panics, that a URI that
+// parses formats to a string that parses to the same value, and that
+// MarshalJSON and AppendText write that string as json.Marshal and
+// String do.
 func FuzzParseURI(f *testing.F) {
 	for _, s := range []string{
 		guideURI,
@@ -21,6 +25,7 @@ func FuzzParseURI(f *testing.F) {
 		"riff://mike@pangolin/-?session=a6cf",
 		"riff://mike@pangolin/o/r?session=a6cf&claim=issue-6&claim=verify-issue-6&lead=true#wt",
 		"riff://mike@pangolin/o/r?session=a6cf&zone=eu&flag#wt",
+		"riff://mike@pangolin/o/r?session=a6cf&zone=\u00e9<x>\"y\\#w",
 		"riff://mike@pangolin/o/r?session=a6cf&lead=false",
 		"riff://mike@pangolin/o/r?session=a6cf&session=b",
 		"riff://mike@pangolin?claim=x",
@@ -51,6 +56,12 @@ func FuzzParseURI(f *testing.F) {
 		b, err := u.MarshalJSON()
 		if err != nil {
 			t.Fatalf("MarshalJSON(%q) = %v", s, err)
+		}
+		if want, _ := json.Marshal(formatted); !bytes.Equal(b, want) {
+			t.Fatalf("MarshalJSON(%q) = %s; want %s, as json.Marshal writes the String", s, b, want)
+		}
+		if text, _ := u.AppendText([]byte("x")); string(text) != "x"+formatted {
+			t.Fatalf("AppendText(x) = %q; want x and the String %q", text, formatted)
 		}
 		var decoded name.SessionURI
 		if err := decoded.UnmarshalJSON(b); err != nil {

@@ -125,41 +125,53 @@ func (u *SessionURI) parseQuery(query string) error {
 
 // String formats the URI; ParseURI(u.String()) gives u again.
 func (u SessionURI) String() string {
+	var buf [128]byte // most URIs fit: one allocation, the string
+	return string(u.appendURI(buf[:0]))
+}
+
+// AppendText appends the URI as String formats it (encoding.TextAppender).
+func (u SessionURI) AppendText(b []byte) ([]byte, error) { return u.appendURI(b), nil }
+
+func (u SessionURI) appendURI(b []byte) []byte {
 	if u.User == "" {
-		return ""
+		return b
 	}
-	var b strings.Builder
-	b.WriteString(Scheme)
-	b.WriteString(u.User)
-	b.WriteByte('@')
-	b.WriteString(u.Host)
+	b = append(b, Scheme...)
+	b = append(b, u.User...)
+	b = append(b, '@')
+	b = append(b, u.Host...)
 	if u.Repo != "" {
-		b.WriteByte('/')
-		b.WriteString(string(u.Repo))
+		b = append(b, '/')
+		b = append(b, u.Repo...)
 	}
 	sep := byte('?')
-	add := func(part string) {
-		b.WriteByte(sep)
-		b.WriteString(part)
+	if u.Session != "" {
+		b = append(b, sep)
+		b = append(b, "session="...)
+		b = append(b, u.Session...)
 		sep = '&'
 	}
-	if u.Session != "" {
-		add("session=" + u.Session)
-	}
 	for _, c := range u.Claims {
-		add("claim=" + string(c))
+		b = append(b, sep)
+		b = append(b, "claim="...)
+		b = append(b, c...)
+		sep = '&'
 	}
 	if u.Lead {
-		add("lead=true")
+		b = append(b, sep)
+		b = append(b, "lead=true"...)
+		sep = '&'
 	}
 	for _, part := range u.Unknown {
-		add(part)
+		b = append(b, sep)
+		b = append(b, part...)
+		sep = '&'
 	}
 	if u.Worktree != "" {
-		b.WriteByte('#')
-		b.WriteString(u.Worktree)
+		b = append(b, '#')
+		b = append(b, u.Worktree...)
 	}
-	return b.String()
+	return b
 }
 
 // IsZero says whether u names nobody.
@@ -232,7 +244,27 @@ func (u SessionURI) Named() string {
 func (u SessionURI) Equal(v SessionURI) bool { return u.String() == v.String() }
 
 // MarshalJSON writes the URI as a string.
-func (u SessionURI) MarshalJSON() ([]byte, error) { return json.Marshal(u.String()) }
+func (u SessionURI) MarshalJSON() ([]byte, error) {
+	var buf [128]byte
+	text := u.appendURI(buf[:0])
+	out := make([]byte, 0, len(text)+16)
+	out = append(out, '"')
+	for _, c := range text {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			// As json.Marshal writes them: the & of each claim, mostly.
+			const hex = "0123456789abcdef"
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		case c < 0x20 || c > 0x7e || c == '"' || c == '\\':
+			// Rare (a part this build does not know): json.Marshal
+			// escapes it.
+			return json.Marshal(string(text))
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"'), nil
+}
 
 // UnmarshalJSON reads the URI from a string.
 func (u *SessionURI) UnmarshalJSON(b []byte) error {
@@ -253,4 +285,4 @@ func (u *SessionURI) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalText writes the URI, for map keys and flags.
-func (u SessionURI) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+func (u SessionURI) MarshalText() ([]byte, error) { return u.appendURI(nil), nil }

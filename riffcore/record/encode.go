@@ -81,7 +81,7 @@ func appendWork(out []byte, k Kind, session name.SessionURI, thread name.Thread,
 	out = append(out, `{"`...)
 	out = append(out, k...)
 	out = append(out, `":{"session":`...)
-	out = appendString(out, session.String())
+	out = appendURI(out, session)
 	out = append(out, `,"thread":`...)
 	out = appendString(out, string(thread))
 	if item != nil {
@@ -112,6 +112,21 @@ func appendBy(out []byte, b By) ([]byte, error) {
 		return nil, errors.New("by: no class")
 	}
 	return append(out, '}'), nil
+}
+
+// appendURI appends the URI u as a JSON string exactly as json.Marshal
+// writes u: in place when no byte of it needs an escape (the usual URI),
+// else by appendString.
+func appendURI(out []byte, u name.SessionURI) []byte {
+	start := len(out)
+	out = append(out, '"')
+	out, _ = u.AppendText(out)
+	for _, c := range out[start+1:] {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return appendString(out[:start], u.String())
+		}
+	}
+	return append(out, '"')
 }
 
 // appendString appends s as a JSON string exactly as json.Marshal writes
