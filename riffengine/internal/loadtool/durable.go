@@ -149,17 +149,7 @@ func (d *Durable) writer() {
 // writeChunk writes chunk n with the steps of the directory store.
 func (d *Durable) writeChunk(dirFile *os.File, n int, data []byte) error {
 	tmp := filepath.Join(d.dir, fmt.Sprintf(".tmp-%020d", n))
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := writeNewFile(tmp, data)
 	if err == nil {
 		err = os.Link(tmp, filepath.Join(d.dir, fmt.Sprintf("%020d", n)))
 	}

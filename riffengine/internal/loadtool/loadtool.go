@@ -243,17 +243,7 @@ func FsyncRate(dir string, count int) (FsyncResult, error) {
 	start := time.Now()
 	for i := range count {
 		t0 := time.Now()
-		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%020d", i)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err != nil {
-			return FsyncResult{}, err
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err := writeNewFile(filepath.Join(dir, fmt.Sprintf("%020d", i)), data)
 		if err == nil {
 			err = d.Sync()
 		}
@@ -266,4 +256,21 @@ func FsyncRate(dir string, count int) (FsyncResult, error) {
 	slices.Sort(lat)
 	return FsyncResult{Fsyncs: count, Seconds: took.Seconds(), PerS: float64(count) / took.Seconds(),
 		P50Ms: ms(Quantile(lat, 0.5)), P99Ms: ms(Quantile(lat, 0.99)), Directory: dir}, nil
+}
+
+// writeNewFile creates the file path, which must not exist, writes data
+// to it, flushes it and closes it.
+func writeNewFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
