@@ -120,10 +120,18 @@ func TestRunReadsChunkedReplies(t *testing.T) {
 	if res.Calls != 40 {
 		t.Errorf("result %+v", res)
 	}
-	for _, path := range []string{"/c0", "/c1"} {
-		if b, ok := bodies.Load(path); !ok || !strings.HasPrefix(b.(string), `{"i":`) {
+	// The count is shared by the clients: one of them may send every
+	// call, so only the paths that came are checked.
+	got := 0
+	bodies.Range(func(path, b any) bool {
+		got++
+		if (path != "/c0" && path != "/c1") || !strings.HasPrefix(b.(string), `{"i":`) {
 			t.Errorf("the server got %q on %s", b, path)
 		}
+		return true
+	})
+	if got == 0 {
+		t.Error("the raw server got no call")
 	}
 }
 
