@@ -9,10 +9,11 @@ import (
 )
 
 // timers runs the timers of the server as commands of the server,
-// through the same path as each command: the claims of a session end 5
-// minutes after its last sign of life (after a start, 5 minutes from the
-// load), a session is forgotten after 30 days, and a checkpoint comes
-// each CheckpointInterval when records came.
+// through the same path as each command: a session is forgotten after 30
+// days, and a checkpoint comes each CheckpointInterval when records came.
+// No timer ends a claim or a lead: a claim of a session with no sign of
+// life for 5 minutes is a rule of the state when it is read (another
+// session may take the item, and the views show the claim as ended).
 func (e *Engine) timers(ctx context.Context) {
 	tick := time.NewTicker(e.opts.TimerEvery)
 	defer tick.Stop()
@@ -33,15 +34,8 @@ func (e *Engine) Tick(ctx context.Context) {
 		// writes nothing.
 		return
 	}
-	var expire, forget []name.Who
-	e.View(func(v riffstate.View, now riffstate.Now) {
-		expire, forget = v.ToExpire(now), v.ToForget(now)
-	})
-	for _, w := range expire {
-		if _, err := RunServer[riffstate.Expire, struct{}](ctx, e, riffstate.Expire{Session: w}); err != nil {
-			return
-		}
-	}
+	var forget []name.Who
+	e.View(func(v riffstate.View, now riffstate.Now) { forget = v.ToForget(now) })
 	for _, w := range forget {
 		if _, err := RunServer[riffstate.Forget, struct{}](ctx, e, riffstate.Forget{Session: w}); err != nil {
 			return

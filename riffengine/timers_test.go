@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -24,35 +23,6 @@ func commandsAfter(t *testing.T, r *riff, position uint64) []string {
 		}
 	}
 	return out
-}
-
-func TestTheClaimsOfASessionEndFiveMinutesAfterItsLastSignOfLife(t *testing.T) {
-	c := newClock()
-	r := start(t, setup{clock: c})
-	r.register("ann/ann1")
-	r.ok("/v1/claim", wire.Claim{Me: uri("ann/ann1"), Item: "issue-7"}, nil)
-	at := r.position()
-
-	// at 4:59 after the claim, the claim stays
-	c.Add(riffstate.ClaimTimeoutMs*time.Millisecond - time.Millisecond)
-	r.e.Tick(context.Background())
-	if got := commandsAfter(t, r, at); len(got) != 0 {
-		t.Fatalf("Tick before 5 minutes wrote %q; want nothing", got)
-	}
-	// at 5:00 the server ends it with the command expire
-	c.Add(time.Millisecond)
-	r.e.Tick(context.Background())
-	if got, want := commandsAfter(t, r, at), []string{"expire released"}; !cmp.Equal(got, want) {
-		t.Fatalf("Tick at 5 minutes wrote %q; want %q", got, want)
-	}
-	recs := records(t, r.store)
-	last := recs[len(recs)-1]
-	if last.By == nil || last.By.Class != record.ClassServer {
-		t.Errorf("the expire record has the cause %+v; want the server", last.By)
-	}
-	if _, ok := r.holderOf("issue-7"); ok {
-		t.Errorf("issue-7 is still held after the expire")
-	}
 }
 
 func TestASessionIsForgottenAfterThirtyDays(t *testing.T) {

@@ -7,7 +7,8 @@ import (
 )
 
 // Board is the data of the board of one repository, for a later riff
-// top: the items that sessions claim, the items that the lead holds and
+// top: the items that sessions claim now (a claim of a session that
+// stopped is ended), the items that the lead holds and
 // no session claims (with the reason of the hold), the plan of the
 // thread, the facts that a look of the forge gave, and the pause. The
 // free, verify and stuck items come from the forge, not from the riff.
@@ -47,13 +48,13 @@ func (v View) Boards(c Caller, now Now) []Board {
 		b := Board{Repo: repo}
 		_, _, b.Paused = v.riff.Pauses.Check(thread)
 		for _, h := range v.riff.Claims {
-			if h.Thread == thread {
+			if h.Thread == thread && v.Holds(h, now) {
 				b.Claimed = append(b.Claimed, h.Item)
 			}
 		}
 		slices.Sort(b.Claimed)
 		for _, h := range v.riff.Holds {
-			if h.Thread == thread && v.riff.Holder(thread, h.Item) == nil {
+			if h.Thread == thread && !v.Holds(v.riff.Holder(thread, h.Item), now) {
 				b.Held = append(b.Held, HeldItem{Item: h.Item, Reason: h.Reason})
 			}
 		}

@@ -154,7 +154,6 @@ func tell(peer, body string) step {
 }
 
 func forget(who string) step  { return as[struct{}](Forget{Session: whoOf(who)}) }
-func expire(who string) step  { return as[struct{}](Expire{Session: whoOf(who)}) }
 func makeRiff(id string) step { return as[struct{}](MakeRiff{ID: id}) }
 func announce(thread, text string) step {
 	return as[struct{}](Announce{Thread: name.Thread(thread), Text: text})

@@ -79,7 +79,7 @@ func rowOf(kind string) (Row, bool) {
 		return Row{Classes: []record.Class{person}}, true
 	case "admit":
 		return Row{Classes: []record.Class{record.ClassSignIn}}, true
-	case "make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire":
+	case "make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner":
 		return Row{Classes: []record.Class{record.ClassServer}}, true
 	}
 	return Row{}, false

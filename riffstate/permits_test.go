@@ -41,7 +41,7 @@ func wantRows() map[string]Row {
 		"revoke": {Classes: person}, "admit": {Classes: []record.Class{record.ClassSignIn}},
 		"make_riff": {Classes: server}, "announce": {Classes: server}, "forget": {Classes: server},
 		"import": {Classes: server}, "grant_owner": {Classes: server}, "end_owner": {Classes: server},
-		"name_owner": {Classes: server}, "expire": {Classes: server},
+		"name_owner": {Classes: server},
 	}
 }
 

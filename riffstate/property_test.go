@@ -123,7 +123,9 @@ func generate(seed uint64, n int) []call {
 		case k < 81:
 			c.caller, c.cmd = person, setIdle(person.URI.User, "pangolin", repo, rng.IntN(4))
 		case k < 83:
-			c.caller, c.cmd = ServerCaller(), expire(pick(genSessions))
+			// Another session takes the item: after 5 minutes with no
+			// sign of life of its holder it may.
+			c.cmd = claim(thread, item)
 		case k < 84:
 			c.caller, c.cmd = ServerCaller(), forget(pick(genSessions))
 		case k < 85:

@@ -252,13 +252,3 @@ func (r *Riff) ThreadsOf(w name.Who) []name.Thread {
 	slices.Sort(out)
 	return out
 }
-
-// Marked gives the URI of a session with its marks: its claims, and
-// lead=true when lead says it is the lead in the repository of its place.
-func (s *Session) Marked(lead bool) name.SessionURI {
-	items := make([]name.Item, len(s.Claims))
-	for i, c := range s.Claims {
-		items[i] = c.Item
-	}
-	return s.URI.With(items, lead)
-}

@@ -221,46 +221,13 @@ func (f Forget) Handle(c Caller, v View, now Now) (Handled, error) {
 
 func (Forget) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
 
-// Expire is the command of the server that ends the claims of a session 5
-// minutes after its last sign of life (after a start of the server: 5
-// minutes after the load).
-type Expire struct {
-	Session name.Who
-	base
-}
-
-func (Expire) Kind() string { return "expire" }
-
-func (x Expire) Handle(c Caller, v View, now Now) (Handled, error) {
-	s := v.riff.Session(x.Session)
-	if s == nil || !v.Stopped(x.Session, now) {
-		return Handled{}, nil
-	}
-	var changes []record.Change
-	for _, ref := range s.Claims {
-		changes = append(changes, record.Released{Session: s.URI, Thread: ref.Thread, Item: ref.Item})
-	}
-	return Handled{Changes: changes}, nil
-}
-
-func (Expire) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
-
-// ToForget lists the sessions that the server forgets now.
+// ToForget lists the sessions that the server forgets now, in the order
+// of their keys: the server sends one forget for each, so the log gets
+// the same records in the same order for the same state.
 func (v View) ToForget(now Now) []name.Who {
 	var out []name.Who
-	for _, s := range v.riff.Sessions {
+	for _, s := range sortedSessions(v.riff) {
 		if now.Ms-max(v.SeenMs(s.URI.Who()), s.LastMs) >= ForgetMs {
-			out = append(out, s.URI.Who())
-		}
-	}
-	return out
-}
-
-// ToExpire lists the sessions whose claims the server ends now.
-func (v View) ToExpire(now Now) []name.Who {
-	var out []name.Who
-	for _, s := range v.riff.Sessions {
-		if len(s.Claims) > 0 && v.Stopped(s.URI.Who(), now) {
 			out = append(out, s.URI.Who())
 		}
 	}

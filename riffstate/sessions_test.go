@@ -161,16 +161,6 @@ func TestForgetDropsTheReadCursorsOfTheSession(t *testing.T) {
 	}
 }
 
-func TestExpireReleasesTheClaimsOfASessionThatStoppedFor5Minutes(t *testing.T) {
-	f := given(t, member("ann/wrk1", true), claimRec("ann/wrk1", repo, "issue-7"))
-	f.whenServer(expire("ann/wrk1")).then()
-	f.stopped("ann/wrk1", 5*minute)
-	if got := f.s.Pending().ToExpire(f.now); len(got) != 1 || got[0] != whoOf("ann/wrk1") {
-		t.Errorf("ToExpire = %v; want ann/wrk1", got)
-	}
-	f.whenServer(expire("ann/wrk1")).then(released("ann/wrk1", repo, "issue-7", false))
-}
-
 func TestToForgetListsTheSessionsWithNoSignOfLifeFor30Days(t *testing.T) {
 	f := given(t, member("ann/wrk1", true), member("bob/bwk1", true)).after(30 * day)
 	f.seen("bob/bwk1")

@@ -269,6 +269,21 @@ func (v View) Stopped(w name.Who, now Now) bool {
 	return now.Ms-v.SeenMs(w) >= ClaimTimeoutMs
 }
 
+// Claims gives the claims of a session that count now: each claim that
+// it holds in the riff, or none when it stopped. The claims of a stopped
+// session stay in the riff, so that a session that comes back gets back
+// each one that no other session took; until then who, whoami and the
+// board show them as ended, and another session may take each item.
+func (v View) Claims(s *Session, now Now) []ClaimRef {
+	if len(s.Claims) == 0 || v.Stopped(s.URI.Who(), now) {
+		return nil
+	}
+	return s.Claims
+}
+
+// Holds says whether the claim h counts now: its holder did not stop.
+func (v View) Holds(h *Holding, now Now) bool { return h != nil && !v.Stopped(h.Holder, now) }
+
 // Gone says whether who is gone from who: it ended, or it stopped for 3
 // minutes.
 func (v View) Gone(w name.Who, now Now) bool {
@@ -297,8 +312,9 @@ func (v View) LiveLead(user string, repo name.Repo, now Now) (*Session, bool) {
 	return s, true
 }
 
-// Marked gives the URI of a session with its marks: its claims, and
-// lead=true when it is the live lead of its repository.
+// Marked gives the URI of a session with its marks: the claims that
+// count now (none for a stopped session), and lead=true when it is the
+// live lead of its repository.
 func (v View) Marked(s *Session, now Now) name.SessionURI {
 	u := s.URI
 	if l := v.presence.Live(u.Who()); l != nil && l.Place.Host != "" {
@@ -306,8 +322,12 @@ func (v View) Marked(s *Session, now Now) name.SessionURI {
 	}
 	lead, ok := v.LiveLead(u.User, u.Repo, now)
 	isLead := ok && lead.URI.Who() == u.Who()
-	out := s.Marked(isLead)
-	return out.At(u.Place())
+	claims := v.Claims(s, now)
+	items := make([]name.Item, len(claims))
+	for i, c := range claims {
+		items[i] = c.Item
+	}
+	return s.URI.With(items, isLead).At(u.Place())
 }
 
 // Paused gives the pause that stops a session at its place.

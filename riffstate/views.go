@@ -85,6 +85,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	var detail []string
 	add := func(format string, args ...any) { detail = append(detail, fmt.Sprintf(format, args...)) }
 	seen := v.SeenMs(w)
+	claims := v.Claims(s, now)
 	_, pauseInfo, paused := v.Paused(v.placeOf(s))
 	switch {
 	case v.Gone(w, now):
@@ -109,7 +110,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	case l != nil && l.Block != nil:
 		row.State = "waiting"
 		add("waits for you: %s", l.Block.Text)
-	case len(s.Claims) > 0 || (l != nil && l.ActivityMs > 0 && now.Ms-l.ActivityMs < 60_000):
+	case len(claims) > 0 || (l != nil && l.ActivityMs > 0 && now.Ms-l.ActivityMs < 60_000):
 		row.State = "busy"
 	default:
 		row.State = "idle"
@@ -124,9 +125,9 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 			add("ready for work for %s", Ago(now.Ms-since))
 		}
 	}
-	if len(s.Claims) > 0 && !row.Gone {
+	if len(claims) > 0 && !row.Gone {
 		var items []string
-		for _, ref := range s.Claims {
+		for _, ref := range claims {
 			items = append(items, itemText(ref.Item))
 		}
 		add("working on %s", strings.Join(items, ", "))

@@ -532,6 +532,6 @@ func Commands() []Command {
 		// the people
 		"invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke", "admit",
 		// the server
-		"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner", "expire",
+		"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner",
 	}
 }
