@@ -23,11 +23,13 @@ type Checkpoint struct {
 }
 
 // SavedLive is the part of the presence of a caller that a checkpoint
-// keeps: its status and its step. A new start of the server makes both
-// stale.
+// keeps: its status and its step (a new start of the server makes both
+// stale), and the time of its last call, so that who shows after a start
+// the time since the last call before the stop, not since the load.
 type SavedLive struct {
-	Status *Note `json:"status,omitempty"`
-	Step   *Step `json:"step,omitempty"`
+	Status   *Note `json:"status,omitempty"`
+	Step     *Step `json:"step,omitempty"`
+	CalledMs int64 `json:"called_ms,omitempty"`
 }
 
 // SavedCall is one kept call: its key and its records.
@@ -41,11 +43,11 @@ type SavedCall struct {
 func (s *State) Checkpoint() Checkpoint {
 	cp := Checkpoint{Version: s.opts.Build, Position: s.written.Position, Riff: s.written, Cursors: s.presence.Cursors}
 	for key, l := range s.presence.Lives {
-		if l.Status != nil || l.Step != nil {
+		if l.Status != nil || l.Step != nil || l.CalledMs != 0 {
 			if cp.Lives == nil {
 				cp.Lives = map[string]*SavedLive{}
 			}
-			cp.Lives[key] = &SavedLive{Status: l.Status, Step: l.Step}
+			cp.Lives[key] = &SavedLive{Status: l.Status, Step: l.Step, CalledMs: l.CalledMs}
 		}
 	}
 	for _, key := range s.kept.order {
@@ -87,7 +89,9 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 		s.presence.Cursors = cp.Cursors
 	}
 	for key, saved := range cp.Lives {
-		l := &Live{Status: saved.Status, Step: saved.Step}
+		// No sign of life comes back: a session counts as stopped until
+		// it calls (its claims have 5 minutes from the load).
+		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs}
 		s.presence.Lives[key] = l
 	}
 	for _, c := range cp.Calls {

@@ -33,7 +33,9 @@ type Presence struct {
 type Live struct {
 	Place name.Place `json:"place"`
 	// SeenMs is the time of the last sign of life: a call or a
-	// keep-alive. CalledMs is the time of the last call.
+	// keep-alive. CalledMs is the time of the last call: each call but a
+	// keep-alive and a watch. who shows it as seen; the checkpoint keeps
+	// it.
 	SeenMs   int64 `json:"seen_ms,omitempty"`
 	CalledMs int64 `json:"called_ms,omitempty"`
 	Ended    bool  `json:"ended,omitempty"`
@@ -262,22 +264,22 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 
 func (s Place) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Place, l.SeenMs, l.Ended = s.Place, now.Ms, false
+	l.Place, l.SeenMs, l.CalledMs, l.Ended = s.Place, now.Ms, now.Ms, false
 }
 
 func (s StatusSet) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Status, l.SeenMs = &Note{Text: s.Text, AtMs: now.Ms}, now.Ms
+	l.Status, l.SeenMs, l.CalledMs = &Note{Text: s.Text, AtMs: now.Ms}, now.Ms, now.Ms
 }
 
 func (s BlockedSet) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Block, l.SeenMs = &Note{Text: s.Reason, AtMs: now.Ms}, now.Ms
+	l.Block, l.SeenMs, l.CalledMs = &Note{Text: s.Reason, AtMs: now.Ms}, now.Ms, now.Ms
 }
 
 func (s StepChange) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.SeenMs = now.Ms
+	l.SeenMs, l.CalledMs = now.Ms, now.Ms
 	switch {
 	case s.Start != "":
 		l.Step = &Step{Name: s.Start, StartMs: now.Ms}
@@ -292,7 +294,7 @@ func (s StepChange) Set(p *Presence, w name.Who, now Now) {
 
 func (s Machine) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Machine, l.SeenMs = s.Numbers, now.Ms
+	l.Machine, l.SeenMs, l.CalledMs = s.Numbers, now.Ms, now.Ms
 }
 
 func (s Facts) Set(p *Presence, w name.Who, now Now) {

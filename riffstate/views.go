@@ -10,9 +10,34 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// OfflineMs: a session with no open watch and no sign of life for 90
-// seconds is offline, until it is gone at 3 minutes.
+// OfflineMs: a session with no open watch and no call for 90 seconds is
+// offline, until it is gone at 3 minutes with no sign of life.
 const OfflineMs = 90 * 1000
+
+// CalledMs gives the time of the last call of a session: what who shows
+// as seen. A keep-alive does not change it, and after a start of the
+// server it is the time of its last call before the stop (the checkpoint
+// keeps it). A session with no known call (it came after the newest
+// checkpoint, before a crash) has the time of its last record.
+func (v View) CalledMs(s *Session) int64 {
+	if l := v.presence.Live(s.URI.Who()); l != nil && l.CalledMs != 0 {
+		return l.CalledMs
+	}
+	return s.LastMs
+}
+
+// Offline says whether a session that is not gone is offline: it has no
+// open watch, so no wake reaches it, and no call for 90 seconds (a
+// session that calls only the command line shows its state while it
+// calls). A keep-alive does not keep a session online, but the daemon
+// keeps a container session online (it has no watch).
+func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
+	l := v.presence.Live(w)
+	if l != nil && (l.Watching > 0 || l.Container) {
+		return false
+	}
+	return now.Ms-calledMs >= OfflineMs
+}
 
 // Whoami gives the URI of the caller as the riff holds it, with its
 // marks, the state of the riff at its place, the pauses and the build.
@@ -66,9 +91,10 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	l := v.presence.Live(w)
 	marked := v.Marked(s, now)
 	row := wire.WhoRow{URI: marked, You: w == c.Who()}
-	if l != nil {
-		row.SeenMs = l.CalledMs
-	}
+	// seen is the time since the last call: a keep-alive does not change
+	// it, and a start of the server keeps it (the checkpoint saves it).
+	called := v.CalledMs(s)
+	row.SeenMs = called
 	// The row of the caller has You; the reader shows "you" before the
 	// tags.
 	var tags []string
@@ -84,7 +110,6 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	row.Role = strings.Join(tags, " ")
 	var detail []string
 	add := func(format string, args ...any) { detail = append(detail, fmt.Sprintf(format, args...)) }
-	seen := v.SeenMs(w)
 	claims := v.Claims(s, now)
 	_, pauseInfo, paused := v.Paused(v.placeOf(s))
 	switch {
@@ -93,11 +118,11 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 		if l != nil && l.Ended {
 			add("ended")
 		} else {
-			add("seen %s ago", Ago(now.Ms-seen))
+			add("seen %s ago", Ago(now.Ms-called))
 		}
-	case (l == nil || l.Watching == 0) && now.Ms-seen >= OfflineMs:
+	case v.Offline(w, called, now):
 		row.State = "offline"
-		add("seen %s ago", Ago(now.Ms-seen))
+		add("seen %s ago", Ago(now.Ms-called))
 	case paused:
 		row.State = "paused"
 		add("paused%s", byClause(pauseInfo))
@@ -116,7 +141,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 		row.State = "idle"
 		since := max(s.ReleasedMs, s.FreshMs)
 		if since == 0 && l != nil {
-			since = seen
+			since = v.SeenMs(w)
 		}
 		switch {
 		case marked.Lead:
