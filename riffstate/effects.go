@@ -1,6 +1,9 @@
 package riffstate
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/signed"
@@ -45,7 +48,7 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 		}
 		var pauseBefore map[string]bool
 		if _, ok := rec.Change.(record.PauseSet); ok {
-			pauseBefore = s.pausedSessions()
+			pauseBefore = s.pausedSessions(nowMs)
 		}
 		Apply(s.written, rec)
 		s.presence.Applied(rec, s.written, nowMs)
@@ -62,9 +65,9 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			posted = append(posted, m)
 			e.Messages = append(e.Messages, MessageOf(m, true))
 		case record.PauseSet:
-			after := s.pausedSessions()
-			for key, was := range pauseBefore {
-				if was != after[key] {
+			after := s.pausedSessions(nowMs)
+			for _, key := range slices.Sorted(maps.Keys(pauseBefore)) {
+				if pauseBefore[key] != after[key] {
 					w, _ := name.ParseWho(key)
 					e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wire.Wake{Kind: "pause"}})
 				}
@@ -82,10 +85,10 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 					l.Block.Answered = true
 				}
 			}
-			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wakeOf(m)})
+			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wakeOf(m, w)})
 		}
 	}
-	for key := range cleared {
+	for _, key := range slices.Sorted(maps.Keys(cleared)) {
 		w, _ := name.ParseWho(key)
 		if wake, ok := s.MissedWake(w); ok {
 			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wake})
@@ -94,14 +97,15 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 	return e
 }
 
-// pausedSessions gives, for each live session of the written copy,
-// whether a pause stops it at its place.
-func (s *State) pausedSessions() map[string]bool {
+// pausedSessions gives, for each session of the written copy that is not
+// gone at nowMs, whether a pause stops it at its place: a pause wakes no
+// session that is gone (it ended, or it stopped for 3 minutes).
+func (s *State) pausedSessions(nowMs int64) map[string]bool {
 	out := map[string]bool{}
 	v := s.Written()
 	for key, sess := range s.written.Sessions {
 		l := s.presence.Live(sess.URI.Who())
-		if l == nil || l.Ended {
+		if l == nil || v.Gone(sess.URI.Who(), Now{Ms: nowMs}) {
 			continue
 		}
 		place := sess.URI.Place()
@@ -115,8 +119,8 @@ func (s *State) pausedSessions() map[string]bool {
 }
 
 // MissedWake gives the wake of the newest unread message that woke who,
-// from the written copy: a watch that starts gets it. A session in
-// MustClear gets none.
+// from the written copy, with its thread as who names it (dm:PEER): a
+// watch that starts gets it. A session in MustClear gets none.
 func (s *State) MissedWake(w name.Who) (wire.Wake, bool) {
 	sess := s.written.Session(w)
 	if sess == nil || sess.Life == MustClear {
@@ -143,7 +147,7 @@ func (s *State) MissedWake(w name.Who) (wire.Wake, bool) {
 	if best == nil {
 		return wire.Wake{}, false
 	}
-	return wakeOf(*best), true
+	return wakeOf(*best, w), true
 }
 
 // cursorOf gives the read cursor of who in a thread of the written copy:
@@ -172,8 +176,10 @@ func wokeOf(m *Message, w name.Who) bool {
 	return false
 }
 
-func wakeOf(m Message) wire.Wake {
-	return wire.Wake{Thread: string(m.Thread), Seq: m.Seq, From: m.Sender.Named(), Kind: m.Type}
+// wakeOf gives the wake of a message to who. It names the thread as who
+// names it, as every other reply does: a direct thread is dm:PEER.
+func wakeOf(m Message, w name.Who) wire.Wake {
+	return wire.Wake{Thread: m.Thread.For(w), Seq: m.Seq, From: m.Sender.Named(), Kind: m.Type}
 }
 
 // MessageOf gives a kept message as a reader gets it. A riff with no

@@ -73,6 +73,7 @@ func whoOf(who string) name.Who { return uri(who).Who() }
 type step interface {
 	check(s *State, c Caller, now Now) (Handled, error)
 	run(s *State, c Caller, now Now) (any, Effects, error)
+	reply(s *State, c Caller, d Done, now Now) any
 	kind() string
 }
 
@@ -82,7 +83,8 @@ func (x cmdOf[R]) check(s *State, c Caller, now Now) (Handled, error) { return C
 func (x cmdOf[R]) run(s *State, c Caller, now Now) (any, Effects, error) {
 	return Run(s, x.c, c, now)
 }
-func (x cmdOf[R]) kind() string { return x.c.Kind() }
+func (x cmdOf[R]) reply(s *State, c Caller, d Done, now Now) any { return Reply(s, x.c, c, d, now) }
+func (x cmdOf[R]) kind() string                                  { return x.c.Kind() }
 
 func as[R any](c Command[R]) step { return cmdOf[R]{c} }
 

@@ -127,7 +127,7 @@ func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseSta
 	if scope.Riff {
 		for _, r := range sortedRepos(v.riff.Pauses.Repos) {
 			info := v.riff.Pauses.Repos[r]
-			for user, lead := range v.leadsIn(r, now) {
+			for _, lead := range v.leadsIn(r, now) {
 				by := "a caller"
 				if info.By != nil {
 					by = info.By.String()
@@ -136,7 +136,6 @@ func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseSta
 				if state == record.Running {
 					text = fmt.Sprintf("pause: the riff runs again, and %s is still paused by %s: its workers wait for its resume.", r, by)
 				}
-				_ = user
 				changes = append(changes, v.serverPost(name.Thread(r), record.MessagePlain,
 					[]selector.Selector{{Session: lead.URI.Session}}, text, now, changes...))
 				note.told = append(note.told, lead.URI.Who())
@@ -182,15 +181,20 @@ func (v View) placeOf(s *Session) name.Place {
 	return s.URI.Place()
 }
 
-// leadsIn gives the live lead of each user in repo.
-func (v View) leadsIn(repo name.Repo, now Now) map[string]*Session {
-	out := map[string]*Session{}
+// leadsIn gives the live lead of each user in repo, in the order of the
+// users: the posts of a pause of the whole riff come in that order.
+func (v View) leadsIn(repo name.Repo, now Now) []*Session {
+	var users []string
 	for key, w := range v.riff.Leads {
-		if !strings.HasSuffix(key, " "+string(repo)) {
-			continue
+		if key == leadKey(w.User, repo) {
+			users = append(users, w.User)
 		}
-		if s, ok := v.LiveLead(w.User, repo, now); ok {
-			out[w.User] = s
+	}
+	slices.Sort(users)
+	var out []*Session
+	for _, user := range users {
+		if s, ok := v.LiveLead(user, repo, now); ok {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -52,16 +52,23 @@ func (v View) ResolveSession(start, user string, now Now) (*Session, error) {
 		return nil, bad("give at least %d characters of the session ID, not %q", MinIDStart, start)
 	}
 	var fits []*Session
-	for _, s := range v.riff.Sessions {
+	var exact *Session
+	var exactKey string
+	for key, s := range v.riff.Sessions {
 		if user != "" && s.URI.User != user {
 			continue
 		}
-		if s.URI.Session == start {
-			return s, nil
+		// Of two sessions with the whole ID (of two users), the first key:
+		// the same state gives the same session whatever the map order.
+		if s.URI.Session == start && (exact == nil || key < exactKey) {
+			exact, exactKey = s, key
 		}
 		if strings.HasPrefix(s.URI.Session, start) {
 			fits = append(fits, s)
 		}
+	}
+	if exact != nil {
+		return exact, nil
 	}
 	switch len(fits) {
 	case 0:

@@ -275,12 +275,25 @@ func (v View) title(w name.Who, t name.Thread) string {
 		}
 		return "direct with " + user
 	}
-	for _, s := range v.riff.Sessions {
-		if s.URI.Session == string(peer) {
-			return "direct with " + s.URI.Short()
-		}
+	if s := v.sessionWithID(string(peer)); s != nil {
+		return "direct with " + s.URI.Short()
 	}
 	return "direct with a session that is gone"
+}
+
+// sessionWithID gives the session with the ID id, or nil. Of two
+// sessions with one ID (of two users) it gives the one of the first key,
+// so that the same state gives the same session whatever the order of the
+// map.
+func (v View) sessionWithID(id string) *Session {
+	var found *Session
+	var foundKey string
+	for key, s := range v.riff.Sessions {
+		if s.URI.Session == id && (found == nil || key < foundKey) {
+			found, foundKey = s, key
+		}
+	}
+	return found
 }
 
 // Read gives a page of the unread messages of each thread of the caller
