@@ -148,16 +148,10 @@ func (s *Server) routes() {
 			return nil, err
 		}
 		return riffstate.BlockedSet{Reason: q.Reason}, nil
-	}, func(v riffstate.View, c riffstate.Caller, q wire.Blocked) string {
-		return "blocked: " + q.Reason
+	}, func(v riffstate.View, c riffstate.Caller, q wire.Blocked, now riffstate.Now) string {
+		return v.BlockedTell(c, q.Reason, now)
 	}, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) wire.TextReply {
-		switch {
-		case told == "":
-			return wire.TextReply{Text: "Blocked. A message that wakes you is the answer."}
-		case strings.HasPrefix(told, "Your lead"):
-			return wire.TextReply{Text: "Blocked. " + told + " a message that wakes you is the answer."}
-		}
-		return wire.TextReply{Text: "Blocked. " + told}
+		return v.BlockedReply(c, told, now)
 	})
 	signal(s, func(c riffstate.Caller, q wire.Step) (riffstate.Signal, error) {
 		n := 0
@@ -173,7 +167,7 @@ func (s *Server) routes() {
 			return nil, err
 		}
 		return riffstate.StepChange{Start: q.Start, Done: q.Done, Fail: q.Fail}, nil
-	}, func(v riffstate.View, c riffstate.Caller, q wire.Step) string {
+	}, func(v riffstate.View, c riffstate.Caller, q wire.Step, _ riffstate.Now) string {
 		if q.Fail == "" {
 			return ""
 		}
@@ -399,7 +393,7 @@ func query[Q asked[R], R any](s *Server, fn func(v riffstate.View, c riffstate.C
 // caller through the one path (a block and a failed step wake the
 // lead); told is what became of it, for the reply.
 func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (riffstate.Signal, error),
-	tell func(v riffstate.View, c riffstate.Caller, q Q) string,
+	tell func(v riffstate.View, c riffstate.Caller, q Q, now riffstate.Now) string,
 	reply func(v riffstate.View, c riffstate.Caller, now riffstate.Now, told string) R) {
 	var zero Q
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
@@ -419,7 +413,7 @@ func signal[Q asked[R], R any](s *Server, make func(c riffstate.Caller, q Q) (ri
 		told := ""
 		if tell != nil {
 			var text string
-			s.e.View(func(v riffstate.View, now riffstate.Now) { text = tell(v, s.e.state.Caller(proof.caller), q) })
+			s.e.View(func(v riffstate.View, now riffstate.Now) { text = tell(v, s.e.state.Caller(proof.caller), q, now) })
 			if text != "" {
 				post := riffstate.Post{Post: wire.Post{Me: proof.caller.URI, Tell: "lead", Body: text}}
 				_, err := Dispatch[riffstate.Post, wire.PostReply](r.Context(), s.e, Authenticate(Proof{caller: proof.caller}, post))

@@ -22,6 +22,41 @@ import (
 type Post struct {
 	wire.Post
 	base
+	// SentKind is the kind as the call sent it: the wire reads a kind
+	// that this build does not know as other, and a refusal names the
+	// kind that was sent.
+	SentKind string `json:"-"`
+}
+
+// UnmarshalJSON reads the call, and keeps its kind as it was sent.
+func (p *Post) UnmarshalJSON(b []byte) error {
+	type plain wire.Post // no methods: no recursion
+	var v struct {
+		plain
+		// The outer field takes the key kind from the embedded one.
+		Kind json.RawMessage `json:"kind,omitempty"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Post{Post: wire.Post(v.plain)}
+	if len(v.Kind) == 0 || string(v.Kind) == "null" {
+		return nil
+	}
+	var sent string
+	if json.Unmarshal(v.Kind, &sent) != nil {
+		sent = string(v.Kind)
+	}
+	p.SentKind = sent
+	if sent == "" {
+		return nil
+	}
+	if k, err := record.ParseMessageKind(sent); err == nil {
+		p.Post.Kind = k
+	} else {
+		p.Post.Kind = record.MessageOther
+	}
+	return nil
 }
 
 // postNote is what handle keeps for the reply of a post.
@@ -40,7 +75,11 @@ func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 		kind = record.MessagePlain
 	}
 	if _, err := record.ParseMessageKind(string(kind)); err != nil {
-		return Handled{}, bad("%v", err)
+		sent := p.SentKind
+		if sent == "" {
+			sent = string(kind)
+		}
+		return Handled{}, bad("riff-server knows no message kind %q: the kinds of a message are message, note and status", sent)
 	}
 	if selector.AnyOther(p.To) {
 		return Handled{}, bad("the to list has a selector that riff-server does not know")
