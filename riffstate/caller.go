@@ -90,8 +90,10 @@ type Now struct{ Ms int64 }
 // Times of the rules that handle and the views decide from now.
 const (
 	// ClaimTimeoutMs: a claim of a session with no sign of life for 5
-	// minutes can be taken over, and the server frees it. A lead that
-	// stopped for as long does not count.
+	// minutes has ended: another session can take the item, and the views
+	// show no such claim. No record ends it, so a session that comes back
+	// has it again when nobody took it. A lead that stopped for as long
+	// does not count.
 	ClaimTimeoutMs = 5 * 60 * 1000
 	// GoneMs: who lists no session that stopped for 3 minutes.
 	GoneMs = 3 * 60 * 1000
