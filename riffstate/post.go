@@ -28,33 +28,29 @@ type Post struct {
 	SentKind string `json:"-"`
 }
 
-// UnmarshalJSON reads the call, and keeps its kind as it was sent.
+// UnmarshalJSON reads the call, and keeps its kind as it was sent when
+// this build does not know it (the wire reads it as other).
 func (p *Post) UnmarshalJSON(b []byte) error {
-	type plain wire.Post // no methods: no recursion
-	var v struct {
-		plain
-		// The outer field takes the key kind from the embedded one.
-		Kind json.RawMessage `json:"kind,omitempty"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
+	*p = Post{}
+	if err := json.Unmarshal(b, &p.Post); err != nil {
 		return err
 	}
-	*p = Post{Post: wire.Post(v.plain)}
-	if len(v.Kind) == 0 || string(v.Kind) == "null" {
+	if p.Post.Kind != record.MessageOther {
 		return nil
 	}
-	var sent string
-	if json.Unmarshal(v.Kind, &sent) != nil {
-		sent = string(v.Kind)
+	// Only a call with a kind of another build reads the body again.
+	var sent struct {
+		Kind json.RawMessage `json:"kind"`
 	}
-	p.SentKind = sent
-	if sent == "" {
-		return nil
+	if err := json.Unmarshal(b, &sent); err != nil {
+		return err
 	}
-	if k, err := record.ParseMessageKind(sent); err == nil {
-		p.Post.Kind = k
-	} else {
-		p.Post.Kind = record.MessageOther
+	if json.Unmarshal(sent.Kind, &p.SentKind) != nil {
+		p.SentKind = string(sent.Kind)
+	}
+	if p.SentKind == "" {
+		// "kind": "" or null is no kind: a message.
+		p.Post.Kind = ""
 	}
 	return nil
 }
