@@ -28,10 +28,18 @@ func TestGivenTheLeadWhenItSaysBlockedThenTheReplyIsTheGuidesAndNoMessageGoes(t 
 	}
 	var who wire.WhoReply
 	r.ok("/v1/who", wire.Who{Me: uri("ann/ann2")}, &who)
+	found := false
 	for _, row := range who.Rows {
-		if row.URI.Who() == whoOf("ann/ann1") && (row.State != "waiting" || !strings.Contains(row.Detail, "waits for you: run riff owner --take")) {
-			t.Errorf("who row of the lead = %+v; want waiting for you", row)
+		if row.URI.Who() != whoOf("ann/ann1") {
+			continue
 		}
+		found = true
+		if row.State != "waiting" || row.Detail != "waits for ann: run riff owner --take" {
+			t.Errorf("who row of the lead = %+v; want waiting, waits for ann: run riff owner --take", row)
+		}
+	}
+	if !found {
+		t.Errorf("who has no row of the lead: %+v", who.Rows)
 	}
 }
 

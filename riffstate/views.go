@@ -134,7 +134,9 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 		add("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
 	case l != nil && l.Block != nil:
 		row.State = "waiting"
-		add("waits for you: %s", l.Block.Text)
+		// The guide: "riff shows it as waiting, with your name and the
+		// reason"; each member reads who, so the name, not "you".
+		add("waits for %s: %s", s.URI.User, l.Block.Text)
 	case len(claims) > 0 || (l != nil && l.ActivityMs > 0 && now.Ms-l.ActivityMs < 60_000):
 		row.State = "busy"
 	default:

@@ -217,7 +217,7 @@ func TestWhoDerivesTheStateOfASession(t *testing.T) {
 		}, "blocked", "which of two designs?"},
 		{"a lead waits", recs(member("ann/lead", false), leadRec("ann", "ann/lead", repo)), func(f *fixture) {
 			BlockedSet{Reason: "run riff owner --take"}.Set(f.s.presence, whoOf("ann/lead"), f.now)
-		}, "waiting", "waits for you: run riff owner --take"},
+		}, "waiting", "waits for ann: run riff owner --take"},
 		{"must clear", recs(member("ann/wrk1", true), claimRec("ann/wrk1", repo, "issue-6"), releaseRec("ann/wrk1", repo, "issue-6", true)), nil, "must clear", "released its last item"},
 		{"paused", recs(member("ann/wrk1", true), pauseRec("bob", record.RepoScope(repo), record.Paused)), nil, "paused", "paused by the person bob"},
 		{"offline after 90 s", member("ann/wrk1", true), func(f *fixture) { f.after(90 * second) }, "offline", "seen 1m ago"},
