@@ -98,7 +98,7 @@ type entry struct {
 	failed  bool
 	key     riffstate.Key
 	hasKey  bool
-	note    any
+	asked   riffstate.Asked
 	refused *wire.Refused
 
 	// The lines of made, encoded once: by the call after it queued the

@@ -326,6 +326,10 @@ func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseW
 		s.refuse(w, wire.Refuse(wire.BadRequest, "the body of %s does not read: %v", r.URL.Path, err), 0)
 		return v, Proof{}, false
 	}
+	if refused := wire.CheckCallID(headerValue(r.Header, headerCall)); refused != nil {
+		s.refuse(w, refused, 0)
+		return v, Proof{}, false
+	}
 	proof, refused := s.tokens.Prove(r, v.Caller())
 	if refused != nil {
 		s.denied(w, r, refused, body)

@@ -156,7 +156,7 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	for _, en := range entries {
 		if en.hasKey {
 			if en.refused == nil {
-				e.state.Keep(en.key, riffstate.Done{Made: en.made, Note: en.note}, now)
+				e.state.Keep(en.key, en.asked, riffstate.Done{Made: en.made}, now)
 			}
 			if e.waits[en.key] == en {
 				delete(e.waits, en.key)
