@@ -19,7 +19,6 @@ type facts struct {
 	lastWrite       time.Time
 	lastWriteTook   time.Duration
 	writeErrors     uint64
-	skipped         uint64
 	checkpoint      *checkpointFacts
 	newestBuild     string
 	noCheckpointWhy string
@@ -103,7 +102,6 @@ func (e *Engine) Facts() wire.ServerFacts {
 		LastError:       e.facts.lastError,
 		Position:        e.facts.position,
 		WriteErrors:     e.facts.writeErrors,
-		Skipped:         e.facts.skipped,
 		NoCheckpointWhy: e.facts.noCheckpointWhy,
 		Chunks:          e.facts.chunks,
 		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
@@ -121,6 +119,7 @@ func (e *Engine) Facts() wire.ServerFacts {
 		f.Checkpoint = &wire.CheckpointFacts{Position: c.position, AgeMs: now.Sub(c.at).Milliseconds(), Version: c.version}
 	}
 	f.Sessions, f.Cursors, f.Threads = e.state.Counts()
+	f.Warnings, f.Skipped = e.state.Dropped()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	f.MemoryBytes = m.HeapAlloc

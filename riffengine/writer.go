@@ -172,11 +172,13 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 		e.facts.lastWriteTook = took
 		e.facts.chunkSizes.add(len(records))
 	}
-	skipped := e.state.Written().Riff().Skipped
-	e.facts.skipped = skipped
+	drops := e.takeDropsLocked()
 	e.sinceCkp += len(records)
 	e.mu.Unlock()
 
+	if len(drops) > 0 {
+		e.logDrops(drops, false)
+	}
 	e.streams.send(effects)
 	for _, en := range entries {
 		if len(en.made) == 0 && en.sent != nil {

@@ -47,7 +47,9 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 		if _, ok := rec.Change.(record.PauseSet); ok {
 			pauseBefore = s.pausedSessions()
 		}
-		Apply(s.written, rec)
+		if !Apply(s.written, rec) {
+			s.dropped.note(rec)
+		}
 		s.presence.Applied(rec, s.written, nowMs)
 		s.kept.record(rec)
 		if before != nil && before.Life != MustClear {

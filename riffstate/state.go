@@ -65,6 +65,8 @@ type State struct {
 	presence *Presence
 	kept     *Kept
 	opts     Options
+	// dropped are the records that the written copy did not take.
+	dropped drops
 }
 
 // New gives the state of an empty log.
@@ -217,7 +219,9 @@ func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error)
 func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
 		Apply(s.pending, rec)
-		Apply(s.written, rec)
+		if !Apply(s.written, rec) {
+			s.dropped.note(rec)
+		}
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
 	}
