@@ -273,7 +273,7 @@ func (e *Engine) halt(why error) {
 	defer e.mu.Unlock()
 	if e.stopErr == nil {
 		e.stopErr = why
-		e.facts.lastError = why.Error()
+		e.facts.lastError = callerText(why)
 	}
 	e.closed = true
 	for _, en := range e.queue {

@@ -78,7 +78,7 @@ func (e *Engine) Serving() (bool, string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopErr != nil {
-		return false, e.stopErr.Error()
+		return false, callerText(e.stopErr)
 	}
 	return e.facts.serving, e.facts.why
 }
@@ -109,7 +109,7 @@ func (e *Engine) Facts() wire.ServerFacts {
 		Store:           e.opts.StoreName,
 	}
 	if e.stopErr != nil {
-		f.Why = e.stopErr.Error()
+		f.Why = callerText(e.stopErr)
 	}
 	if !e.facts.lastWrite.IsZero() {
 		f.LastWriteAgoMs = now.Sub(e.facts.lastWrite).Milliseconds()

@@ -171,6 +171,11 @@ func (rf ReleaseFor) Handle(c Caller, v View, now Now) (Handled, error) {
 	if !ok {
 		return Handled{}, bad("%s is no repository thread: a lead frees claims in the thread of its repository", thread)
 	}
+	// A session that no ID can be is named before the rule of who may
+	// free: the caller learns what was wrong with its call.
+	if err := checkIDStart(rf.Session); err != nil {
+		return Handled{}, err
+	}
 	if lead, ok := v.LiveLead(c.URI.User, repo, now); !ok || lead.URI.Who() != c.Who() {
 		return Handled{}, wire.Refuse(wire.NotAllowed,
 			"only the lead of %s in %s frees the claim of another session, and %s is not the lead", c.URI.User, repo, c.URI.Named())

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -79,12 +80,12 @@ func (k *Kept) get(key Key, asked Asked) (Done, bool, error) {
 	if c.Kind != "" && asked.Kind != "" && c.Kind != asked.Kind {
 		return Done{}, false, wire.Refuse(wire.BadRequest,
 			"the call ID %s is the ID of an earlier %s call of this caller, and this call is a %s: a call ID is unique per caller, so this %s did not run. Send it with a new call ID",
-			wire.Quote(key.Call), c.Kind, asked.Kind, asked.Kind)
+			quote.Input(key.Call), c.Kind, asked.Kind, asked.Kind)
 	}
 	if c.Sum != "" && asked.Sum != "" && c.Sum != asked.Sum {
 		return Done{}, false, wire.Refuse(wire.BadRequest,
 			"the call ID %s is the ID of an earlier %s call of this caller with another body: a call ID is unique per caller, so this %s did not run. Send it with a new call ID",
-			wire.Quote(key.Call), c.Kind, asked.Kind)
+			quote.Input(key.Call), c.Kind, asked.Kind)
 	}
 	return Done{Made: c.Made}, true, nil
 }

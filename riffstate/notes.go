@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -91,6 +92,11 @@ func (v View) NotesView(c Caller, q wire.Notes, now Now) (wire.NotesReply, error
 		return wire.NotesReply{}, err
 	}
 	user := c.URI.User
+	if q.User != "" {
+		if err := name.CheckUser(q.User); err != nil {
+			return wire.NotesReply{}, bad("%v", err)
+		}
+	}
 	if q.User != "" && q.User != user {
 		if c.Role < Owner && v.opts.SignIn {
 			return wire.NotesReply{}, wire.Refuse(wire.NotAllowed, "only the owner reads the notes of another user")

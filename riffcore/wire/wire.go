@@ -17,8 +17,8 @@ package wire
 import (
 	"fmt"
 	"net/http"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // Call is one wire type with its path and the type of its reply. The
@@ -64,33 +64,10 @@ func CheckCallID(id string) *Refused {
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] <= ' ' || id[i] > '~' {
-			return Refuse(BadRequest, "the call ID %s of %s has a character that is not visible ASCII at byte %d: a call ID has only letters, digits and visible signs", Quote(id), HeaderCall, i+1)
+			return Refuse(BadRequest, "the call ID %s of %s has a character that is not visible ASCII at byte %d: a call ID has only letters, digits and visible signs", quote.Input(id), HeaderCall, i+1)
 		}
 	}
 	return nil
-}
-
-// MaxQuoted is the most characters of an input that a refusal repeats.
-const MaxQuoted = 64
-
-// Quote gives an input as a refusal or a 404 repeats it: in double
-// quotes, with control characters, NUL and bytes that are not UTF-8
-// escaped as Go escapes them, and cut to MaxQuoted characters with the
-// number of bytes that it had. Each text that repeats what a caller sent
-// goes through it, so no refusal carries a raw control character or a
-// value of 60 KB.
-func Quote(s string) string {
-	if utf8.RuneCountInString(s) <= MaxQuoted {
-		return strconv.Quote(s)
-	}
-	n := 0
-	for i := range s {
-		if n == MaxQuoted {
-			return strconv.Quote(s[:i]) + fmt.Sprintf("… (%d bytes)", len(s))
-		}
-		n++
-	}
-	return strconv.Quote(s)
 }
 
 // Code is the code of a refusal. A reader takes a code that it does not
