@@ -13,10 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"strings"
 	"testing"
 	"time"
 
