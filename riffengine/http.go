@@ -299,7 +299,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The client went: it loses only its reply.
 	default:
-		http.Error(w, "riff-server: "+err.Error(), http.StatusInternalServerError)
+		http.Error(w, "riff-server: "+callerText(err), http.StatusInternalServerError)
 	}
 }
 
