@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -307,4 +308,35 @@ func (w *benchWriter) Write(p []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	return w.body.Write(p)
+}
+
+// BenchmarkAskedOf measures what a call with a call ID adds to its path
+// to know a reuse of the ID: the JSON and the SHA-256 of the command
+// (riffstate.AskedOf), for a claim and a post of 1 KiB. Read it against
+// the CPU of a whole call, BenchmarkHandlerClaimRelease, in the same run
+// (docs/performance.md).
+//
+//	go test -run '^$' -bench 'HandlerClaimRelease|AskedOf' -benchtime 200000x -count 5 ./riffengine
+func BenchmarkAskedOf(b *testing.B) {
+	me := name.SessionURI{User: "ann", Host: "h", Repo: "o/repo", Session: "s0001"}
+	for _, bc := range []struct {
+		name string
+		ask  func() riffstate.Asked
+	}{
+		{"claim", func() riffstate.Asked {
+			return riffstate.AskedOf[wire.ClaimReply](riffstate.Claim{Claim: wire.Claim{Me: me, Item: "issue-12"}})
+		}},
+		{"post-1KiB", func() riffstate.Asked {
+			return riffstate.AskedOf[wire.PostReply](riffstate.Post{Post: wire.Post{Me: me, Body: strings.Repeat("a", 1<<10)}})
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if bc.ask().Sum == "" {
+					b.Fatal("no sum")
+				}
+			}
+		})
+	}
 }

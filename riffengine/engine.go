@@ -75,6 +75,9 @@ type Engine struct {
 	done     chan struct{}
 	sinceCkp int
 	lastCkp  time.Time
+	// drops counts the warning lines of the records that the state did
+	// not take in this start.
+	drops dropLines
 	// writing is true while the writer writes a chunk that it took from
 	// the queue: Settle waits for it too.
 	writing bool
@@ -98,7 +101,7 @@ type entry struct {
 	failed  bool
 	key     riffstate.Key
 	hasKey  bool
-	note    any
+	asked   riffstate.Asked
 	refused *wire.Refused
 
 	// The lines of made, encoded once: by the call after it queued the
@@ -173,6 +176,9 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 	e.facts.position = replayed.Last
 	e.facts.chunks = uint64(replayed.Chunks)
 	state.Loaded(e.now())
+	// The records of the replay that the state did not take: a line for
+	// each (up to MaxDropLines), before the first call.
+	e.logDrops(state.TakeDrops(), true)
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.writer(ctx) }()
 	go func() { defer e.wg.Done(); e.timers(ctx) }()
@@ -267,7 +273,7 @@ func (e *Engine) halt(why error) {
 	defer e.mu.Unlock()
 	if e.stopErr == nil {
 		e.stopErr = why
-		e.facts.lastError = why.Error()
+		e.facts.lastError = callerText(why)
 	}
 	e.closed = true
 	for _, en := range e.queue {

@@ -19,7 +19,6 @@ type facts struct {
 	lastWrite       time.Time
 	lastWriteTook   time.Duration
 	writeErrors     uint64
-	skipped         uint64
 	checkpoint      *checkpointFacts
 	newestBuild     string
 	noCheckpointWhy string
@@ -79,7 +78,7 @@ func (e *Engine) Serving() (bool, string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopErr != nil {
-		return false, e.stopErr.Error()
+		return false, callerText(e.stopErr)
 	}
 	return e.facts.serving, e.facts.why
 }
@@ -103,7 +102,6 @@ func (e *Engine) Facts() wire.ServerFacts {
 		LastError:       e.facts.lastError,
 		Position:        e.facts.position,
 		WriteErrors:     e.facts.writeErrors,
-		Skipped:         e.facts.skipped,
 		NoCheckpointWhy: e.facts.noCheckpointWhy,
 		Chunks:          e.facts.chunks,
 		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
@@ -111,7 +109,7 @@ func (e *Engine) Facts() wire.ServerFacts {
 		Store:           e.opts.StoreName,
 	}
 	if e.stopErr != nil {
-		f.Why = e.stopErr.Error()
+		f.Why = callerText(e.stopErr)
 	}
 	if !e.facts.lastWrite.IsZero() {
 		f.LastWriteAgoMs = now.Sub(e.facts.lastWrite).Milliseconds()
@@ -121,6 +119,7 @@ func (e *Engine) Facts() wire.ServerFacts {
 		f.Checkpoint = &wire.CheckpointFacts{Position: c.position, AgeMs: now.Sub(c.at).Milliseconds(), Version: c.version}
 	}
 	f.Sessions, f.Cursors, f.Threads = e.state.Counts()
+	f.Warnings, f.Skipped = e.state.Dropped()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	f.MemoryBytes = m.HeapAlloc

@@ -13,6 +13,7 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -135,8 +136,7 @@ func (s *Server) routes() {
 
 	// The signals change only the presence.
 	signal(s, func(c riffstate.Caller, q wire.Status) (riffstate.Signal, error) {
-		// The guide's words for a status that is too long.
-		if err := checkLine("step", q.Text); err != nil {
+		if err := checkLine("status", q.Text); err != nil {
 			return nil, err
 		}
 		return riffstate.StatusSet{Text: q.Text}, nil
@@ -180,6 +180,9 @@ func (s *Server) routes() {
 		return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + strings.TrimSuffix(told, ";"))}
 	})
 	signal(s, func(c riffstate.Caller, q wire.Alive) (riffstate.Signal, error) {
+		if q.PromptSecs != nil && *q.PromptSecs < 0 {
+			return nil, wire.Refuse(wire.BadRequest, "prompt_secs is the time since the last prompt: 0 or more seconds, not %d", *q.PromptSecs)
+		}
 		return riffstate.Alive{Activity: q.Activity, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
 	}, nil, func(v riffstate.View, c riffstate.Caller, now riffstate.Now, _ string) wire.AliveReply {
 		s := v.Riff().Session(c.Who())
@@ -199,7 +202,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST "+wire.Tail{}.Path(), s.tail)
 	s.mux.HandleFunc(wire.Server{}.Path(), s.server)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.refuse(w, wire.Refuse(wire.BadRequest, "riff-server has no call %s %s", r.Method, r.URL.Path), http.StatusNotFound)
+		s.refuse(w, wire.Refuse(wire.BadRequest, "riff-server has no call %s %s", r.Method, quote.Input(r.URL.Path)), http.StatusNotFound)
 	})
 }
 
@@ -290,7 +293,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The client went: it loses only its reply.
 	default:
-		http.Error(w, "riff-server: "+err.Error(), http.StatusInternalServerError)
+		http.Error(w, "riff-server: "+callerText(err), http.StatusInternalServerError)
 	}
 }
 
@@ -318,6 +321,10 @@ func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseW
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "the body of %s does not read: %v", r.URL.Path, err), 0)
+		return v, Proof{}, false
+	}
+	if refused := wire.CheckCallID(headerValue(r.Header, headerCall)); refused != nil {
+		s.refuse(w, refused, 0)
 		return v, Proof{}, false
 	}
 	proof, refused := s.tokens.Prove(r, v.Caller())

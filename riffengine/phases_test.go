@@ -135,7 +135,7 @@ func benchPhases(b *testing.B, clients int) {
 func timed[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) ([4]time.Time, error) {
 	var t [4]time.Time
 	t[0] = time.Now()
-	checked, _, _, err := check[C, R](e, call)
+	checked, _, _, err := check[C, R](e, call, riffstate.Asked{})
 	if err != nil {
 		return t, err
 	}

@@ -94,7 +94,7 @@ func (a Applied[R]) reply() (R, error) {
 	e := a.q.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	done := riffstate.Done{Made: a.q.en.made, Note: a.q.en.note}
+	done := riffstate.Done{Made: a.q.en.made}
 	return riffstate.Reply(e.state, a.q.cmd, a.q.caller, done, e.now()), nil
 }
 
@@ -111,8 +111,14 @@ func (a Applied[R]) reply() (R, error) {
 // with no blocking call between them; nothing here waits while it holds
 // the lock.
 func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) (Replied[R], error) {
+	// What the call asks is known before the lock: a call with a call ID
+	// is compared with the kept call of its ID.
+	var asked riffstate.Asked
+	if call.call != "" {
+		asked = riffstate.AskedOf[R](call.cmd)
+	}
 	for {
-		checked, kept, wait, err := check[C, R](e, call)
+		checked, kept, wait, err := check[C, R](e, call, asked)
 		switch {
 		case err != nil:
 			return Replied[R]{}, err
@@ -142,7 +148,7 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 // ID, permits, handle, the signal, the positions and the apply to the
 // pending copy. On success it returns with the lock held in Checked;
 // each other way out releases it.
-func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C]) (Checked[R], *R, *entry, error) {
+func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], asked riffstate.Asked) (Checked[R], *R, *entry, error) {
 	e.mu.Lock()
 	if e.stopErr != nil || e.closed {
 		e.mu.Unlock()
@@ -153,10 +159,20 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C]) (Che
 	if call.cmd.Kind() != "end" {
 		e.arrivalLocked(c)
 	}
+	en := &entry{done: make(chan struct{}), sent: &sent{caller: e.state.Caller(c), command: call.cmd.Kind()}}
 	var key riffstate.Key
 	if call.call != "" {
 		key = riffstate.KeyOf(c, call.call)
-		if done, ok := e.state.KeptCall(key); ok {
+		done, ok, err := e.state.KeptCall(key, asked)
+		if err != nil {
+			// A reuse of the call ID for another command: refused, with
+			// no handle and no key, as each refusal (its line, its wait
+			// for the writer): the kept reply would tell of a command
+			// that did not run.
+			en.refused = asRefused(err)
+			return Checked[R]{e: e, en: en}, nil, nil, nil
+		}
+		if ok {
 			reply := riffstate.Reply(e.state, riffstate.Command[R](call.cmd), c, done, now)
 			e.mu.Unlock()
 			return Checked[R]{}, &reply, nil, nil
@@ -166,29 +182,33 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C]) (Che
 			return Checked[R]{}, nil, pending, nil
 		}
 	}
-	en := &entry{done: make(chan struct{}), sent: &sent{caller: e.state.Caller(c), command: call.cmd.Kind()}}
 	h, err := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
 	if err != nil {
-		var refused *wire.Refused
-		if !errors.As(err, &refused) {
-			refused = wire.Refuse(wire.BadRequest, "%v", err)
-		}
-		en.refused = refused
+		en.refused = asRefused(err)
 	} else {
-		en.note = h.Note
 		en.made = e.state.Queue(c, call.cmd.Kind(), call.call, h.Changes, now)
 	}
 	if call.call != "" {
-		en.key, en.hasKey = key, true
+		en.key, en.hasKey, en.asked = key, true, asked
 		e.waits[key] = en
 	}
 	return Checked[R]{e: e, en: en}, nil, nil, nil
 }
 
+// asRefused gives the refusal of an error of the state: a refusal
+// as it is, and each other error as bad_request.
+func asRefused(err error) *wire.Refused {
+	var refused *wire.Refused
+	if !errors.As(err, &refused) {
+		refused = wire.Refuse(wire.BadRequest, "%v", err)
+	}
+	return refused
+}
+
 // Send runs the first stages of a command of the server, with no wait:
 // the writer finishes it also when nobody waits for it.
 func Send[C riffstate.Command[R], R any](e *Engine, cmd C) error {
-	checked, _, _, err := check[C, R](e, asServer(cmd))
+	checked, _, _, err := check[C, R](e, asServer(cmd), riffstate.Asked{})
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,10 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 		return err
 	}
 	e.mu.Lock()
+	drops := e.takeDropsLocked()
+	e.mu.Unlock()
+	e.logDrops(drops, true)
+	e.mu.Lock()
 	e.opts.Lease = lease
 	e.mu.Unlock()
 	hold, cancel := context.WithCancel(context.Background())

@@ -2,8 +2,10 @@ package riffengine
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -32,7 +34,7 @@ func (NoSignIn) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refused
 		return Proof{}, wire.Refuse(wire.NoToken, "a riff with no sign-in takes the caller from the field me of the body, and this call names no me")
 	}
 	if len(me.Unknown) > 0 {
-		return Proof{}, wire.Refuse(wire.BadRequest, "the URI %s has a part that this riff-server does not know: %v", me.Bare(), me.Unknown)
+		return Proof{}, wire.Refuse(wire.BadRequest, "the URI %s has a part that this riff-server does not know: %s", me.Bare(), quote.Input(strings.Join(me.Unknown, "&")))
 	}
 	return Proof{caller: riffstate.CallerOf(me), call: headerValue(r.Header, headerCall)}, nil
 }

@@ -2,6 +2,7 @@ package riffengine_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -427,6 +428,49 @@ func TestRepeatedCalls(t *testing.T) {
 			t.Errorf("holder = %v, %v; want ann/ann1", w, ok)
 		}
 	})
+}
+
+func TestGivenACallIDOfAnEarlierPostWhenAClaimReusesItThenItIsRefusedAndDoesNotRun(t *testing.T) {
+	post := func(body string) wire.Post { return wire.Post{Me: uri("ann/ann1"), Body: body} }
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart %v", restart), func(t *testing.T) {
+			store := mem.New()
+			r := start(t, setup{store: store})
+			r.register("ann/ann1", "bob/bob1")
+			var first wire.PostReply
+			r.ok("/v1/post", post("the first text"), &first, wire.HeaderCall, "reused-id")
+			if restart {
+				if err := r.e.Settle(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				r = start(t, setup{store: store})
+			}
+			at := r.position()
+			claim := r.post("/v1/claim", wire.Claim{Me: uri("ann/ann1"), Item: "reuse-item"}, wire.HeaderCall, "reused-id")
+			if claim.status != http.StatusBadRequest || claim.header.Get(wire.HeaderRefused) != string(wire.BadRequest) ||
+				claim.header.Get(wire.HeaderRepeat) != "" {
+				t.Fatalf("a claim with the call ID of a post = %s (riff-repeat %q); want 400 bad_request", claim, claim.header.Get(wire.HeaderRepeat))
+			}
+			if !strings.Contains(string(claim.body), `the call ID "reused-id" is the ID of an earlier post call`) {
+				t.Errorf("refusal %q; want it to name the call ID and the earlier post", claim.body)
+			}
+			other := r.post("/v1/post", post("another text"), wire.HeaderCall, "reused-id")
+			if other.status != http.StatusBadRequest || !strings.Contains(string(other.body), "with another body") {
+				t.Errorf("a post with a reused call ID and another body = %s; want 400 that names another body", other)
+			}
+			if r.position() != at {
+				t.Errorf("position %d -> %d; want no record of the refused calls", at, r.position())
+			}
+			// Another session may take the item: the refused claim holds
+			// nothing.
+			r.ok("/v1/claim", wire.Claim{Me: uri("bob/bob1"), Item: "reuse-item"}, nil)
+			var again wire.PostReply
+			rep := r.ok("/v1/post", post("the first text"), &again, wire.HeaderCall, "reused-id")
+			if rep.header.Get(wire.HeaderRepeat) != "1" || again.Seq != first.Seq {
+				t.Errorf("the same post again = %s; want the kept reply with seq %d", rep, first.Seq)
+			}
+		})
+	}
 }
 
 func TestAChunkThatFailsForGoodStopsTheInstance(t *testing.T) {

@@ -156,7 +156,7 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	for _, en := range entries {
 		if en.hasKey {
 			if en.refused == nil {
-				e.state.Keep(en.key, riffstate.Done{Made: en.made, Note: en.note}, now)
+				e.state.Keep(en.key, en.asked, riffstate.Done{Made: en.made}, now)
 			}
 			if e.waits[en.key] == en {
 				delete(e.waits, en.key)
@@ -172,11 +172,13 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 		e.facts.lastWriteTook = took
 		e.facts.chunkSizes.add(len(records))
 	}
-	skipped := e.state.Written().Riff().Skipped
-	e.facts.skipped = skipped
+	drops := e.takeDropsLocked()
 	e.sinceCkp += len(records)
 	e.mu.Unlock()
 
+	if len(drops) > 0 {
+		e.logDrops(drops, false)
+	}
 	e.streams.send(effects)
 	for _, en := range entries {
 		if len(en.made) == 0 && en.sent != nil {

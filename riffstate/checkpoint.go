@@ -32,11 +32,16 @@ type SavedLive struct {
 	CalledMs int64 `json:"called_ms,omitempty"`
 }
 
-// SavedCall is one kept call: its key and its records.
+// SavedCall is one kept call: its key, its records, and the kind and
+// the sum of the body of its command (to know a reuse of its call ID).
+// A checkpoint of an older build has no kind: a load takes it from the
+// records.
 type SavedCall struct {
 	Key  Key             `json:"key"`
 	AtMs int64           `json:"at_ms"`
 	Made []record.Record `json:"made,omitempty"`
+	Kind string          `json:"kind,omitempty"`
+	Sum  string          `json:"sum,omitempty"`
 }
 
 // Checkpoint gives the checkpoint of the written copy.
@@ -52,7 +57,7 @@ func (s *State) Checkpoint() Checkpoint {
 	}
 	for _, key := range s.kept.order {
 		c := s.kept.calls[key]
-		cp.Calls = append(cp.Calls, SavedCall{Key: key, AtMs: c.AtMs, Made: c.Made})
+		cp.Calls = append(cp.Calls, SavedCall{Key: key, AtMs: c.AtMs, Made: c.Made, Kind: c.Kind, Sum: c.Sum})
 	}
 	return cp
 }
@@ -95,7 +100,11 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 		s.presence.Lives[key] = l
 	}
 	for _, c := range cp.Calls {
-		s.kept.calls[c.Key] = &keptCall{Made: c.Made, AtMs: c.AtMs}
+		kind := c.Kind
+		if kind == "" && len(c.Made) > 0 {
+			kind = c.Made[0].Command
+		}
+		s.kept.calls[c.Key] = &keptCall{Made: c.Made, Kind: kind, Sum: c.Sum, AtMs: c.AtMs}
 		s.kept.order = append(s.kept.order, c.Key)
 	}
 	return s, nil

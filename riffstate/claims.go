@@ -22,11 +22,6 @@ type Claim struct {
 	base
 }
 
-type claimNote struct {
-	thread  name.Thread
-	warning string
-}
-
 func (Claim) Kind() string { return "claim" }
 
 func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
@@ -45,11 +40,10 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 	if scope, info, paused := v.riff.Pauses.Check(thread); paused {
 		return Handled{}, wire.Refuse(wire.Paused, "%s", pausedText(scope, info, cl.Item))
 	}
-	note := claimNote{thread: thread}
 	var changes []record.Change
 	if held := v.riff.Holder(thread, cl.Item); held != nil {
 		if held.Holder == c.Who() {
-			return Handled{Note: note}, nil
+			return Handled{}, nil
 		}
 		if !v.Stopped(held.Holder, now) {
 			return Handled{}, wire.Refuse(wire.Held, "%s is held by %s", cl.Item, v.named(held.Holder))
@@ -60,28 +54,38 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 		}
 		changes = append(changes, record.Released{Session: holder, Thread: thread, Item: cl.Item})
 	}
-	if hold := v.riff.Holds[claimKey(thread, cl.Item)]; hold != nil {
-		text := fmt.Sprintf("%s is on hold: held by the lead since %s: %s", cl.Item, clock(hold.AtMs), hold.Reason)
-		if c.Worker {
-			return Handled{}, wire.Refuse(wire.OnHold, "%s", text)
-		}
-		note.warning = text
+	if hold := v.riff.Holds[claimKey(thread, cl.Item)]; hold != nil && c.Worker {
+		return Handled{}, wire.Refuse(wire.OnHold, "%s", holdWarning(cl.Item, hold))
 	}
 	changes = append(changes, record.Claimed{Session: c.URI, Thread: thread, Item: cl.Item})
-	return Handled{Changes: changes, Note: note}, nil
+	return Handled{Changes: changes}, nil
 }
 
+// Reply: the thread of the claimed record, and the hold of the item in
+// the written copy as a warning. A claim of an item that the caller
+// holds already has no record and no warning.
 func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
-	n, _ := d.Note.(claimNote)
-	if n.thread == "" {
-		// A kept call after a start has the default note.
-		n.thread, _ = v.threadOf(c, cl.Thread, now)
+	var thread name.Thread
+	var warning string
+	if claimed, ok := madeOf[record.Claimed](d); ok {
+		thread = claimed.Thread
+		if hold := v.riff.Holds[claimKey(thread, cl.Item)]; hold != nil {
+			warning = holdWarning(cl.Item, hold)
+		}
+	} else {
+		thread, _ = v.threadOf(c, cl.Thread, now)
 	}
 	return wire.ClaimReply{
 		Holder:  v.uriOf(c, now),
-		Warning: n.warning,
-		Text:    "You hold " + string(cl.Item) + " in " + n.thread.For(c.Who()) + ".",
+		Warning: warning,
+		Text:    "You hold " + string(cl.Item) + " in " + thread.For(c.Who()) + ".",
 	}
+}
+
+// holdWarning is the text of the hold of an item: the refusal of a
+// worker, and the warning of each other session that claims it.
+func holdWarning(item name.Item, hold *HoldInfo) string {
+	return fmt.Sprintf("%s is on hold: held by the lead since %s: %s", item, clock(hold.AtMs), hold.Reason)
 }
 
 // pausedText names the pause that stops a claim, who set it, and who can
@@ -105,11 +109,6 @@ func clock(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04 UTC"
 type Release struct {
 	wire.Release
 	base
-}
-
-type releaseNote struct {
-	thread    name.Thread
-	mustClear bool
 }
 
 func (Release) Kind() string { return "release" }
@@ -136,25 +135,20 @@ func (rl Release) Handle(c Caller, v View, now Now) (Handled, error) {
 	}
 	return Handled{
 		Changes: []record.Change{record.Released{Session: holder, Thread: thread, Item: rl.Item, MustClear: mustClear}},
-		Note:    releaseNote{thread: thread, mustClear: mustClear},
 	}, nil
 }
 
+// Reply: the thread and the must_clear mark of the released record.
 func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
-	n, _ := d.Note.(releaseNote)
-	if n.thread == "" {
-		n.thread, _ = v.threadOf(c, rl.Thread, now)
-		for _, rec := range d.Made {
-			if r, ok := rec.Change.(record.Released); ok {
-				n.mustClear = r.MustClear
-			}
-		}
+	released, ok := madeOf[record.Released](d)
+	if !ok {
+		released.Thread, _ = v.threadOf(c, rl.Thread, now)
 	}
-	text := "You released " + string(rl.Item) + " in " + n.thread.For(c.Who()) + "."
-	if n.mustClear {
+	text := "You released " + string(rl.Item) + " in " + released.Thread.For(c.Who()) + "."
+	if released.MustClear {
 		text += " riff clears your context when your turn ends."
 	}
-	return wire.ReleaseReply{URI: v.uriOf(c, now), MustClear: n.mustClear, Text: text}
+	return wire.ReleaseReply{URI: v.uriOf(c, now), MustClear: released.MustClear, Text: text}
 }
 
 // ReleaseFor frees the claim of another session of the caller's user.
@@ -164,11 +158,6 @@ func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
 type ReleaseFor struct {
 	wire.ReleaseFor
 	base
-}
-
-type releaseForNote struct {
-	thread name.Thread
-	holder name.SessionURI
 }
 
 func (ReleaseFor) Kind() string { return "release_for" }
@@ -181,6 +170,11 @@ func (rf ReleaseFor) Handle(c Caller, v View, now Now) (Handled, error) {
 	repo, ok := thread.Repo()
 	if !ok {
 		return Handled{}, bad("%s is no repository thread: a lead frees claims in the thread of its repository", thread)
+	}
+	// A session that no ID can be is named before the rule of who may
+	// free: the caller learns what was wrong with its call.
+	if err := checkIDStart(rf.Session); err != nil {
+		return Handled{}, err
 	}
 	if lead, ok := v.LiveLead(c.URI.User, repo, now); !ok || lead.URI.Who() != c.Who() {
 		return Handled{}, wire.Refuse(wire.NotAllowed,
@@ -205,14 +199,15 @@ func (rf ReleaseFor) Handle(c Caller, v View, now Now) (Handled, error) {
 			"claims: the lead released your claim %s in %s. Stop the work on the item, push it as WIP, and write the state on the issue.",
 			rf.Item, thread), now, changes...))
 	}
-	return Handled{Changes: changes, Note: releaseForNote{thread: thread, holder: target.URI}}, nil
+	return Handled{Changes: changes}, nil
 }
 
+// Reply: the holder and the thread of the released record.
 func (rf ReleaseFor) Reply(c Caller, v View, d Done, now Now) wire.ReleaseForReply {
-	n, _ := d.Note.(releaseForNote)
+	released, _ := madeOf[record.Released](d)
 	return wire.ReleaseForReply{
-		Session: n.holder,
-		Text:    fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, n.thread, n.holder.Who().Short()),
+		Session: released.Session,
+		Text:    fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, released.Thread, released.Session.Who().Short()),
 	}
 }
 
@@ -225,36 +220,40 @@ type Lead struct {
 	base
 }
 
-type leadNote struct {
-	lead, old name.SessionURI
-	repo      name.Repo
-}
-
 func (Lead) Kind() string { return "lead" }
 
-func (l Lead) Handle(c Caller, v View, now Now) (Handled, error) {
+// target gives the session that a lead call names, and the repository
+// that it leads: the place of the session.
+func (l Lead) target(c Caller, v View, now Now) (*Session, name.Repo, error) {
 	target, err := v.ResolveSession(l.Session, "", now)
 	if err != nil {
-		return Handled{}, err
+		return nil, "", err
 	}
 	if target.URI.User != c.URI.User {
-		return Handled{}, wire.Refuse(wire.OtherUser, "the session %s is of %s: you name only your own lead", target.URI.Named(), target.URI.User)
+		return nil, "", wire.Refuse(wire.OtherUser, "the session %s is of %s: you name only your own lead", target.URI.Named(), target.URI.User)
 	}
 	if target.Worker {
-		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is a worker: a worker cannot be the lead. Make another session the lead", target.URI.Named())
+		return nil, "", wire.Refuse(wire.NotAllowed, "%s is a worker: a worker cannot be the lead. Make another session the lead", target.URI.Named())
 	}
 	repo := target.URI.Repo
 	if l := v.presence.Live(target.URI.Who()); l != nil && l.Place.Repo != "" {
 		repo = l.Place.Repo
 	}
 	if !repo.InGit() {
-		return Handled{}, bad("the session %s works outside a git repository: a lead leads a repository", target.URI.Named())
+		return nil, "", bad("the session %s works outside a git repository: a lead leads a repository", target.URI.Named())
+	}
+	return target, repo, nil
+}
+
+func (l Lead) Handle(c Caller, v View, now Now) (Handled, error) {
+	target, repo, err := l.target(c, v, now)
+	if err != nil {
+		return Handled{}, err
 	}
 	thread := name.Thread(repo)
-	note := leadNote{lead: target.URI, repo: repo}
 	old, hasOld := v.riff.LeadOf(c.URI.User, repo)
 	if hasOld && old == target.URI.Who() {
-		return Handled{Note: note}, nil
+		return Handled{}, nil
 	}
 	set := record.LeadSet{Session: target.URI, Thread: thread}
 	changes := []record.Change{set}
@@ -262,23 +261,47 @@ func (l Lead) Handle(c Caller, v View, now Now) (Handled, error) {
 		set.Old = &old
 		changes[0] = set
 		if s := v.riff.Session(old); s != nil {
-			note.old = s.URI
 			changes = append(changes, v.serverDirect(s.URI, fmt.Sprintf(
 				"lead: you are not the lead of %s now: %s is the lead.", repo, target.URI.Named()), now))
 		}
 	}
-	return Handled{Changes: changes, Note: note}, nil
+	return Handled{Changes: changes}, nil
 }
 
-func (Lead) Reply(c Caller, v View, d Done, now Now) wire.LeadReply {
-	n, _ := d.Note.(leadNote)
-	text := fmt.Sprintf("%s is your lead in %s now.", n.lead.Named(), n.repo)
-	if !n.old.IsZero() {
-		text += fmt.Sprintf(" %s is not the lead any more, and got a message.", n.old.Named())
+// Reply: the lead and the repository of the lead_set record; the old
+// lead is the one that got the direct message of the server. A lead call
+// that names the lead that is there has no record: the reply names it
+// again from the written copy.
+func (l Lead) Reply(c Caller, v View, d Done, now Now) wire.LeadReply {
+	var lead, old name.SessionURI
+	var repo name.Repo
+	if set, ok := madeOf[record.LeadSet](d); ok {
+		lead = set.Session
+		repo, _ = set.Thread.Repo()
+		// The old lead got a direct message when the riff knew its
+		// session: the reply names it only then, as handle did.
+		if _, told := madeOf[record.Posted](d); told && set.Old != nil {
+			old = oldLeadOf(v, *set.Old)
+		}
+	} else if target, r, err := l.target(c, v, now); err == nil {
+		lead, repo = target.URI, r
 	}
-	reply := wire.LeadReply{Lead: n.lead, Old: n.old, Text: text}
-	if s := v.riff.Session(n.lead.Who()); s != nil {
+	text := fmt.Sprintf("%s is your lead in %s now.", lead.Named(), repo)
+	if !old.IsZero() {
+		text += fmt.Sprintf(" %s is not the lead any more, and got a message.", old.Named())
+	}
+	reply := wire.LeadReply{Lead: lead, Old: old, Text: text}
+	if s := v.riff.Session(lead.Who()); s != nil {
 		reply.Lead = v.Marked(s, now)
 	}
 	return reply
+}
+
+// oldLeadOf gives the URI of the old lead of a lead_set, as the riff
+// knows the session.
+func oldLeadOf(v View, w name.Who) name.SessionURI {
+	if s := v.riff.Session(w); s != nil {
+		return s.URI
+	}
+	return name.SessionURI{User: w.User, Session: w.Session}
 }

@@ -50,7 +50,9 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 		if _, ok := rec.Change.(record.PauseSet); ok {
 			pauseBefore = s.pausedSessions(nowMs)
 		}
-		Apply(s.written, rec)
+		if !Apply(s.written, rec) {
+			s.dropped.note(rec)
+		}
 		s.presence.Applied(rec, s.written, nowMs)
 		s.kept.record(rec)
 		if before != nil && before.Life != MustClear {

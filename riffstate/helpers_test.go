@@ -75,6 +75,7 @@ type step interface {
 	run(s *State, c Caller, now Now) (any, Effects, error)
 	reply(s *State, c Caller, d Done, now Now) any
 	kind() string
+	asked() Asked
 }
 
 type cmdOf[R any] struct{ c Command[R] }
@@ -83,8 +84,11 @@ func (x cmdOf[R]) check(s *State, c Caller, now Now) (Handled, error) { return C
 func (x cmdOf[R]) run(s *State, c Caller, now Now) (any, Effects, error) {
 	return Run(s, x.c, c, now)
 }
-func (x cmdOf[R]) reply(s *State, c Caller, d Done, now Now) any { return Reply(s, x.c, c, d, now) }
-func (x cmdOf[R]) kind() string                                  { return x.c.Kind() }
+func (x cmdOf[R]) kind() string { return x.c.Kind() }
+func (x cmdOf[R]) asked() Asked { return AskedOf[R](x.c) }
+func (x cmdOf[R]) reply(s *State, c Caller, d Done, now Now) any {
+	return Reply(s, x.c, c, d, now)
+}
 
 func as[R any](c Command[R]) step { return cmdOf[R]{c} }
 

@@ -1,7 +1,13 @@
 package riffstate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // The limits of the kept calls: a call ID lives for an hour after its
@@ -22,38 +28,75 @@ type Key struct {
 // KeyOf gives the key of a call of c with the call ID call.
 func KeyOf(c Caller, call string) Key { return Key{Caller: c.Who().String(), Call: call} }
 
+// Asked is what a call asked, to know whether a second call with its
+// call ID is a repeat: the kind of its command and the sum of its body.
+type Asked struct {
+	Kind string
+	Sum  string
+}
+
+// AskedOf gives what a command asks: its kind, and the SHA-256 of its
+// JSON (the first 16 bytes, in hex). The JSON of a decoded command is
+// the same for each try of one call, whatever the spaces and the order
+// of the fields of the body that came.
+func AskedOf[R any](cmd Command[R]) Asked {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		// A command that does not encode has no sum: only its kind is
+		// compared.
+		return Asked{Kind: cmd.Kind()}
+	}
+	sum := sha256.Sum256(b)
+	return Asked{Kind: cmd.Kind(), Sum: hex.EncodeToString(sum[:16])}
+}
+
 // Kept is the table of the kept calls: the result of each accepted call
 // with a call ID, so that a repeated call gets the kept reply and runs
-// handle no second time. A checkpoint keeps the records of each kept
-// call; after a load a kept call has the default note.
+// handle no second time. A reply is a function of the records and the
+// written copy, so the records are all that a repeat needs; the kind and
+// the sum of the body tell a repeat from a reuse of the call ID. A
+// checkpoint keeps all three. A call kept from the records of a replay
+// has the kind of its records and no sum: only its kind is compared.
 type Kept struct {
 	calls map[Key]*keptCall
 	order []Key
 }
 
 type keptCall struct {
-	Made []record.Record `json:"made"`
-	Note any             `json:"-"`
-	AtMs int64           `json:"at_ms"`
+	Made []record.Record
+	Kind string
+	Sum  string
+	AtMs int64
 }
 
 // NewKept gives an empty table.
 func NewKept() *Kept { return &Kept{calls: map[Key]*keptCall{}} }
 
-func (k *Kept) get(key Key) (Done, bool) {
+func (k *Kept) get(key Key, asked Asked) (Done, bool, error) {
 	c := k.calls[key]
 	if c == nil {
-		return Done{}, false
+		return Done{}, false, nil
 	}
-	return Done{Made: c.Made, Note: c.Note}, true
+	if c.Kind != "" && asked.Kind != "" && c.Kind != asked.Kind {
+		return Done{}, false, wire.Refuse(wire.BadRequest,
+			"the call ID %s is the ID of an earlier %s call of this caller, and this call is a %s: a call ID is unique per caller, so this %s did not run. Send it with a new call ID",
+			quote.Input(key.Call), c.Kind, asked.Kind, asked.Kind)
+	}
+	if c.Sum != "" && asked.Sum != "" && c.Sum != asked.Sum {
+		return Done{}, false, wire.Refuse(wire.BadRequest,
+			"the call ID %s is the ID of an earlier %s call of this caller with another body: a call ID is unique per caller, so this %s did not run. Send it with a new call ID",
+			quote.Input(key.Call), c.Kind, asked.Kind)
+	}
+	return Done{Made: c.Made}, true, nil
 }
 
-func (k *Kept) keep(key Key, done Done, atMs int64) {
+func (k *Kept) keep(key Key, asked Asked, done Done, atMs int64) {
 	if c := k.calls[key]; c != nil {
-		c.Note = done.Note
+		// The replay of the written records made it first.
+		c.Kind, c.Sum = asked.Kind, asked.Sum
 		return
 	}
-	k.calls[key] = &keptCall{Made: done.Made, Note: done.Note, AtMs: atMs}
+	k.calls[key] = &keptCall{Made: done.Made, Kind: asked.Kind, Sum: asked.Sum, AtMs: atMs}
 	k.order = append(k.order, key)
 	k.trim(atMs)
 }
@@ -67,7 +110,7 @@ func (k *Kept) record(rec record.Record) {
 	key := Key{Caller: rec.By.Who.String(), Call: rec.Call}
 	c := k.calls[key]
 	if c == nil {
-		c = &keptCall{AtMs: rec.WrittenAtMs}
+		c = &keptCall{AtMs: rec.WrittenAtMs, Kind: rec.Command}
 		k.calls[key] = c
 		k.order = append(k.order, key)
 	}

@@ -34,12 +34,13 @@ func (n SetNotes) Handle(c Caller, v View, now Now) (Handled, error) {
 	if line, ok := LooksLikeToken(n.Text); ok {
 		return Handled{}, bad("riff keeps no secret in the notes: line %d holds text that looks like a token. Take it out, and save again", line)
 	}
-	return Handled{Changes: []record.Change{record.NotesSet{User: c.URI.User, Thread: thread, Text: n.Text}}, Note: thread}, nil
+	return Handled{Changes: []record.Change{record.NotesSet{User: c.URI.User, Thread: thread, Text: n.Text}}}, nil
 }
 
+// Reply: the thread of the notes_set record.
 func (n SetNotes) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
-	thread, _ := d.Note.(name.Thread)
-	return wire.TextReply{Text: fmt.Sprintf("The notes of the lead of %s in %s are saved (%d bytes).", c.URI.User, thread, len(n.Text))}
+	set, _ := madeOf[record.NotesSet](d)
+	return wire.TextReply{Text: fmt.Sprintf("The notes of the lead of %s in %s are saved (%d bytes).", c.URI.User, set.Thread, len(n.Text))}
 }
 
 // tokenShapes are the shapes of the common secrets: keys of GitHub,
@@ -91,6 +92,11 @@ func (v View) NotesView(c Caller, q wire.Notes, now Now) (wire.NotesReply, error
 		return wire.NotesReply{}, err
 	}
 	user := c.URI.User
+	if q.User != "" {
+		if err := name.CheckUser(q.User); err != nil {
+			return wire.NotesReply{}, bad("%v", err)
+		}
+	}
 	if q.User != "" && q.User != user {
 		if c.Role < Owner && v.opts.SignIn {
 			return wire.NotesReply{}, wire.Refuse(wire.NotAllowed, "only the owner reads the notes of another user")

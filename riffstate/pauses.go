@@ -46,18 +46,11 @@ func (r Resume) Handle(c Caller, v View, now Now) (Handled, error) {
 	return setPause(c, v, r.Riff, r.Repository, record.Running, now)
 }
 
-func (Pause) Reply(c Caller, v View, d Done, now Now) wire.PauseReply {
-	return pauseReply(c, v, d, now)
+func (p Pause) Reply(c Caller, v View, d Done, now Now) wire.PauseReply {
+	return pauseReply(c, v, d, p.Riff, p.Repository, record.Paused, now)
 }
-func (Resume) Reply(c Caller, v View, d Done, now Now) wire.PauseReply {
-	return pauseReply(c, v, d, now)
-}
-
-type pauseNote struct {
-	scope record.Scope
-	state record.PauseState
-	woke  []name.Who
-	told  []name.Who
+func (r Resume) Reply(c Caller, v View, d Done, now Now) wire.PauseReply {
+	return pauseReply(c, v, d, r.Riff, r.Repository, record.Running, now)
 }
 
 // setPause sets the pause of a scope. A session pauses and resumes only
@@ -67,20 +60,9 @@ type pauseNote struct {
 // the whole riff posts one message to the lead of each repository with
 // a pause of its own.
 func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseState, now Now) (Handled, error) {
-	var scope record.Scope
-	switch {
-	case riff:
-		scope = record.RiffScope()
-	case repo != "":
-		if !repo.InGit() {
-			return Handled{}, bad("%s is no repository: give OWNER/REPO", repo)
-		}
-		scope = record.RepoScope(repo)
-	default:
-		if !c.URI.Repo.InGit() {
-			return Handled{}, bad("you work outside a git repository: name the repository with --repo OWNER/REPO, or the riff with --riff")
-		}
-		scope = record.RepoScope(c.URI.Repo)
+	scope, err := pauseScope(c, riff, repo)
+	if err != nil {
+		return Handled{}, err
 	}
 	if c.Class == record.ClassSession {
 		lead, ok := v.LiveLead(c.URI.User, c.URI.Repo, now)
@@ -91,39 +73,10 @@ func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseSta
 			return Handled{}, wire.Refuse(wire.NotAllowed, "a lead can %s only its own repository %s", verb(state), c.URI.Repo)
 		}
 	}
-	note := pauseNote{scope: scope, state: state}
 	if currentState(v.riff.Pauses, scope) == state {
-		return Handled{Note: note}, nil
-	}
-	after := v.riff.Pauses
-	after.Repos = map[name.Repo]*PauseInfo{}
-	for r, info := range v.riff.Pauses.Repos {
-		after.Repos[r] = info
-	}
-	set := &PauseInfo{By: c.By(), AtMs: now.Ms}
-	switch {
-	case scope.Riff && state == record.Paused:
-		after.Riff = set
-	case scope.Riff:
-		after.Riff = nil
-	case state == record.Paused:
-		after.Repos[scope.Repository] = set
-	default:
-		delete(after.Repos, scope.Repository)
+		return Handled{}, nil
 	}
 	changes := []record.Change{record.PauseSet{Scope: scope, State: state}}
-	for _, s := range sortedSessions(v.riff) {
-		w := s.URI.Who()
-		if v.Gone(w, now) {
-			continue
-		}
-		place := v.placeOf(s)
-		_, _, was := pausedAt(v.riff.Pauses, place)
-		_, _, is := pausedAt(after, place)
-		if was != is {
-			note.woke = append(note.woke, w)
-		}
-	}
 	if scope.Riff {
 		for _, r := range sortedRepos(v.riff.Pauses.Repos) {
 			info := v.riff.Pauses.Repos[r]
@@ -138,11 +91,109 @@ func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseSta
 				}
 				changes = append(changes, v.serverPost(name.Thread(r), record.MessagePlain,
 					[]selector.Selector{{Session: lead.URI.Session}}, text, now, changes...))
-				note.told = append(note.told, lead.URI.Who())
 			}
 		}
 	}
-	return Handled{Changes: changes, Note: note}, nil
+	return Handled{Changes: changes}, nil
+}
+
+// pauseScope gives the scope of a pause or a resume: the whole riff, a
+// repository by its name, or the repository of the caller.
+func pauseScope(c Caller, riff bool, repo name.Repo) (record.Scope, error) {
+	switch {
+	case riff:
+		return record.RiffScope(), nil
+	case repo != "":
+		if !repo.InGit() {
+			return record.Scope{}, bad("%s is no repository: give OWNER/REPO", repo)
+		}
+		return record.RepoScope(repo), nil
+	}
+	if !c.URI.Repo.InGit() {
+		return record.Scope{}, bad("you work outside a git repository: name the repository with --repo OWNER/REPO, or the riff with --riff")
+	}
+	return record.RepoScope(c.URI.Repo), nil
+}
+
+// withScope gives the pauses p with the scope set to state.
+func withScope(p Pauses, scope record.Scope, state record.PauseState, set *PauseInfo) Pauses {
+	out := p
+	out.Repos = make(map[name.Repo]*PauseInfo, len(p.Repos))
+	for r, info := range p.Repos {
+		out.Repos[r] = info
+	}
+	switch {
+	case scope.Riff && state == record.Paused:
+		out.Riff = set
+	case scope.Riff:
+		out.Riff = nil
+	case state == record.Paused:
+		out.Repos[scope.Repository] = set
+	default:
+		delete(out.Repos, scope.Repository)
+	}
+	return out
+}
+
+// pauseWoke gives the sessions that a pause_set of scope to state starts
+// or stops, with the other pauses of the written copy: each session that
+// is not gone, whose place the scope alone decides.
+func (v View) pauseWoke(scope record.Scope, state record.PauseState, now Now) []name.Who {
+	other := record.Running
+	if state == record.Running {
+		other = record.Paused
+	}
+	set := &PauseInfo{}
+	after := withScope(v.riff.Pauses, scope, state, set)
+	before := withScope(v.riff.Pauses, scope, other, set)
+	var out []name.Who
+	for _, s := range sortedSessions(v.riff) {
+		w := s.URI.Who()
+		if v.Gone(w, now) {
+			continue
+		}
+		place := v.placeOf(s)
+		_, _, was := pausedAt(before, place)
+		_, _, is := pausedAt(after, place)
+		if was != is {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// toldLeads gives the leads that the posts of a pause of the riff told:
+// the session of the to list of each post, the lead in the repository
+// of its thread.
+func (v View) toldLeads(d Done) []name.Who {
+	var out []name.Who
+	for _, rec := range d.Made {
+		posted, ok := rec.Change.(record.Posted)
+		if !ok || len(posted.To) != 1 {
+			continue
+		}
+		repo, ok := posted.Thread.Repo()
+		if !ok {
+			continue
+		}
+		for _, key := range sortedLeadKeys(v.riff.Leads) {
+			w := v.riff.Leads[key]
+			if w.Session == posted.To[0].Session && strings.HasSuffix(key, " "+string(repo)) {
+				out = append(out, w)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func sortedLeadKeys(m map[string]name.Who) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func verb(state record.PauseState) string {
@@ -222,8 +273,24 @@ func sortedRepos(m map[name.Repo]*PauseInfo) []name.Repo {
 	return out
 }
 
-func pauseReply(c Caller, v View, d Done, now Now) wire.PauseReply {
-	n, _ := d.Note.(pauseNote)
+// pauseReply is the reply of a pause and a resume: the scope and the
+// state of the pause_set record (or of the call, when it changed
+// nothing), the sessions that it started or stopped, and the leads that
+// its posts told, from the written copy.
+func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state record.PauseState, now Now) wire.PauseReply {
+	type pauseNote struct {
+		scope record.Scope
+		state record.PauseState
+		woke  []name.Who
+		told  []name.Who
+	}
+	var n pauseNote
+	if set, ok := madeOf[record.PauseSet](d); ok {
+		n = pauseNote{scope: set.Scope, state: set.State, woke: v.pauseWoke(set.Scope, set.State, now), told: v.toldLeads(d)}
+	} else {
+		n.scope, _ = pauseScope(c, riff, repo)
+		n.state = state
+	}
 	reply := wire.PauseReply{Pauses: v.PausesView()}
 	_, _, paused := v.Paused(c.URI.Place())
 	reply.Here = record.Running
@@ -257,11 +324,11 @@ func pauseReply(c Caller, v View, d Done, now Now) wire.PauseReply {
 	if !n.scope.Riff {
 		subject = string(n.scope.Repository)
 	}
-	state := "running"
+	said := "running"
 	if n.state == record.Paused {
-		state = "paused"
+		said = "paused"
 	}
-	fmt.Fprintf(&b, "%s is %s now.", subject, state)
+	fmt.Fprintf(&b, "%s is %s now.", subject, said)
 	if woke := names(n.woke); len(woke) > 0 {
 		fmt.Fprintf(&b, " Woke %s.", strings.Join(woke, ", "))
 	}
@@ -327,12 +394,13 @@ func (h Hold) Handle(c Caller, v View, now Now) (Handled, error) {
 	if n := len([]rune(strings.TrimSpace(h.Reason))); n < 1 || n > MaxHoldReason {
 		return Handled{}, bad("a hold needs a reason of 1 to %d characters, not %d", MaxHoldReason, n)
 	}
-	return Handled{Changes: []record.Change{record.ItemHeld{Thread: thread, Item: h.Item, Reason: strings.TrimSpace(h.Reason)}}, Note: thread}, nil
+	return Handled{Changes: []record.Change{record.ItemHeld{Thread: thread, Item: h.Item, Reason: strings.TrimSpace(h.Reason)}}}, nil
 }
 
+// Reply: the thread of the item_held record.
 func (h Hold) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
-	thread, _ := d.Note.(name.Thread)
-	return wire.TextReply{Text: fmt.Sprintf("%s in %s is on hold now: no worker can claim it. `riff plan free %s` frees it.", h.Item, thread, h.Item)}
+	held, _ := madeOf[record.ItemHeld](d)
+	return wire.TextReply{Text: fmt.Sprintf("%s in %s is on hold now: no worker can claim it. `riff plan free %s` frees it.", h.Item, held.Thread, h.Item)}
 }
 
 // repoThread checks that the caller may hold, free or plan in a
@@ -361,11 +429,6 @@ type Free struct {
 	base
 }
 
-type freeNote struct {
-	thread name.Thread
-	held   bool
-}
-
 func (Free) Kind() string { return "free" }
 
 func (f Free) Handle(c Caller, v View, now Now) (Handled, error) {
@@ -374,17 +437,20 @@ func (f Free) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, err
 	}
 	if v.riff.Holds[claimKey(thread, f.Item)] == nil {
-		return Handled{Note: freeNote{thread: thread}}, nil
+		return Handled{}, nil
 	}
-	return Handled{Changes: []record.Change{record.ItemFreed{Thread: thread, Item: f.Item}}, Note: freeNote{thread: thread, held: true}}, nil
+	return Handled{Changes: []record.Change{record.ItemFreed{Thread: thread, Item: f.Item}}}, nil
 }
 
+// Reply: the thread of the item_freed record; a free with no record
+// found no hold.
 func (f Free) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
-	n, _ := d.Note.(freeNote)
-	if !n.held {
-		return wire.TextReply{Text: fmt.Sprintf("%s in %s has no hold: a worker can claim it.", f.Item, n.thread)}
+	freed, held := madeOf[record.ItemFreed](d)
+	if !held {
+		thread, _ := v.threadOf(c, f.Thread, now)
+		return wire.TextReply{Text: fmt.Sprintf("%s in %s has no hold: a worker can claim it.", f.Item, thread)}
 	}
-	return wire.TextReply{Text: fmt.Sprintf("%s in %s is free of its hold: a worker can claim it.", f.Item, n.thread)}
+	return wire.TextReply{Text: fmt.Sprintf("%s in %s is free of its hold: a worker can claim it.", f.Item, freed.Thread)}
 }
 
 // SetPlan keeps the plan of a repository thread. Only a session in the
@@ -404,12 +470,13 @@ func (p SetPlan) Handle(c Caller, v View, now Now) (Handled, error) {
 	if len(p.Plan) > MaxNotes {
 		return Handled{}, bad("a plan has at most %d bytes, not %d", MaxNotes, len(p.Plan))
 	}
-	return Handled{Changes: []record.Change{record.PlanSet{Thread: thread, Plan: p.Plan}}, Note: thread}, nil
+	return Handled{Changes: []record.Change{record.PlanSet{Thread: thread, Plan: p.Plan}}}, nil
 }
 
+// Reply: the thread of the plan_set record.
 func (SetPlan) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
-	thread, _ := d.Note.(name.Thread)
-	return wire.TextReply{Text: fmt.Sprintf("The plan of %s is kept.", thread)}
+	set, _ := madeOf[record.PlanSet](d)
+	return wire.TextReply{Text: fmt.Sprintf("The plan of %s is kept.", set.Thread)}
 }
 
 func (SetPlan) Signal(c Caller) Signal { return nil }
@@ -442,14 +509,19 @@ func (p PlanOff) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, err
 	}
 	if v.riff.Plans[thread] == nil {
-		return Handled{Note: thread}, nil
+		return Handled{}, nil
 	}
-	return Handled{Changes: []record.Change{record.PlanEnded{Thread: thread}}, Note: thread}, nil
+	return Handled{Changes: []record.Change{record.PlanEnded{Thread: thread}}}, nil
 }
 
-func (PlanOff) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
-	thread, _ := d.Note.(name.Thread)
-	return wire.TextReply{Text: fmt.Sprintf("%s has no plan now.", thread)}
+// Reply: the thread of the plan_ended record, or of the call when the
+// thread had no plan.
+func (p PlanOff) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
+	ended, ok := madeOf[record.PlanEnded](d)
+	if !ok {
+		ended.Thread, _ = v.threadOf(c, p.Thread, now)
+	}
+	return wire.TextReply{Text: fmt.Sprintf("%s has no plan now.", ended.Thread)}
 }
 
 // SetIdle sets the idle workers of a user, a host and a repository. Only

@@ -55,14 +55,6 @@ func (p *Post) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// postNote is what handle keeps for the reply of a post.
-type postNote struct {
-	thread    name.Thread
-	seq       uint64
-	unmatched []selector.Selector
-	dropped   bool
-}
-
 func (Post) Kind() string { return "post" }
 
 func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
@@ -83,68 +75,118 @@ func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 	if p.Body == "" && kind != record.MessageStatus {
 		return Handled{}, bad("a %s needs a text", kind)
 	}
-	to := p.To
-	var thread name.Thread
-	switch {
-	case p.Tell != "":
-		target, err := v.tellTarget(c, p.Tell, now)
-		if err != nil {
-			return Handled{}, err
-		}
-		thread = name.DirectWith(c.Who(), target)
-		if target.IsPerson() {
-			person := true
-			to = []selector.Selector{{User: target.User, Person: &person}}
-		} else {
-			to = []selector.Selector{{Session: target.Session}}
-		}
-	default:
-		t, err := v.threadOf(c, p.Thread, now)
-		if err != nil {
-			return Handled{}, err
-		}
-		thread = t
-		if t.IsDirect() && !t.Has(c.Who()) {
-			return Handled{}, wire.Refuse(wire.NotAllowed, "you can post only to your own direct threads")
-		}
-	}
-	if p.Key != "" {
-		if t := v.riff.Threads[thread]; t != nil {
-			for _, m := range t.Messages {
-				if m.Key == p.Key && m.Sender.User == c.URI.User {
-					return Handled{Note: postNote{thread: thread, seq: m.Seq, dropped: true}}, nil
-				}
-			}
-		}
-	}
-	posted, unmatched, err := v.post(c.URI, thread, kind, to, p.Body, p.Key, p.Payload, p.Sig, nil, now)
+	thread, to, err := p.target(c, v, now)
 	if err != nil {
 		return Handled{}, err
 	}
-	return Handled{
-		Changes: []record.Change{posted},
-		Note:    postNote{thread: thread, seq: posted.Seq, unmatched: unmatched},
-	}, nil
+	if _, dropped := p.keptAs(c, v, thread); dropped {
+		return Handled{}, nil
+	}
+	posted, _, err := v.post(c.URI, thread, kind, to, p.Body, p.Key, p.Payload, p.Sig, nil, now)
+	if err != nil {
+		return Handled{}, err
+	}
+	return Handled{Changes: []record.Change{posted}}, nil
 }
 
-func (Post) Reply(c Caller, v View, d Done, now Now) wire.PostReply {
-	n, _ := d.Note.(postNote)
-	for _, rec := range d.Made {
-		if posted, ok := rec.Change.(record.Posted); ok && n.thread == "" {
-			n.thread, n.seq = posted.Thread, posted.Seq
+// target gives the thread of a post and its to list: the direct thread
+// with the side of a tell, or the thread that the post names.
+func (p Post) target(c Caller, v View, now Now) (name.Thread, []selector.Selector, error) {
+	if p.Tell != "" {
+		target, err := v.tellTarget(c, p.Tell, now)
+		if err != nil {
+			return "", nil, err
 		}
+		if target.IsPerson() {
+			person := true
+			return name.DirectWith(c.Who(), target), []selector.Selector{{User: target.User, Person: &person}}, nil
+		}
+		return name.DirectWith(c.Who(), target), []selector.Selector{{Session: target.Session}}, nil
 	}
-	reply := wire.PostReply{Thread: n.thread.For(c.Who()), Seq: n.seq, Unmatched: n.unmatched, Dropped: n.dropped}
-	for _, rec := range d.Made {
-		if posted, ok := rec.Change.(record.Posted); ok {
-			for _, w := range posted.Woken {
-				if s := v.riff.Session(w); s != nil {
-					reply.Woke = append(reply.Woke, v.Marked(s, now))
-				}
+	t, err := v.threadOf(c, p.Thread, now)
+	if err != nil {
+		return "", nil, err
+	}
+	if t.IsDirect() && !t.Has(c.Who()) {
+		return "", nil, wire.Refuse(wire.NotAllowed, "you can post only to your own direct threads")
+	}
+	return t, p.To, nil
+}
+
+// keptAs gives the seq of the kept message of the same person with the
+// key of the post: a post with such a key is dropped.
+func (p Post) keptAs(c Caller, v View, thread name.Thread) (uint64, bool) {
+	if p.Key == "" {
+		return 0, false
+	}
+	if t := v.riff.Threads[thread]; t != nil {
+		for _, m := range t.Messages {
+			if m.Key == p.Key && m.Sender.User == c.URI.User {
+				return m.Seq, true
 			}
 		}
 	}
+	return 0, false
+}
+
+// Reply: the thread, the seq and the woken sessions of the posted
+// record, and the selectors of its to list that woke none of them. A
+// post with no record was dropped: the reply gives the seq of the kept
+// message with its key, from the written copy.
+func (p Post) Reply(c Caller, v View, d Done, now Now) wire.PostReply {
+	posted, ok := madeOf[record.Posted](d)
+	if !ok {
+		reply := wire.PostReply{Dropped: true}
+		if thread, _, err := p.target(c, v, now); err == nil {
+			reply.Thread = thread.For(c.Who())
+			reply.Seq, _ = p.keptAs(c, v, thread)
+		}
+		return reply
+	}
+	reply := wire.PostReply{Thread: posted.Thread.For(c.Who()), Seq: posted.Seq}
+	var woken []name.SessionURI
+	for _, w := range posted.Woken {
+		if s := v.riff.Session(w); s != nil {
+			woken = append(woken, v.Marked(s, now))
+		}
+	}
+	reply.Woke = woken
+	reply.Unmatched = v.unmatched(posted, woken, now)
 	return reply
+}
+
+// unmatched gives the selectors of the to list of a posted record that
+// woke no session: each one that matches none of the woken sessions
+// (with their marks of now), where a selector with lead=true and no live
+// lead counts as matched when it woke a session with no claim (the
+// fallback of [View.woken]).
+func (v View) unmatched(posted record.Posted, woken []name.SessionURI, now Now) []selector.Selector {
+	if posted.Type == record.MessageNote {
+		return nil
+	}
+	var out []selector.Selector
+	for _, sel := range posted.To {
+		matched := false
+		for _, u := range woken {
+			if sel.Match(u) {
+				matched = true
+				break
+			}
+		}
+		if !matched && sel.Lead != nil && *sel.Lead {
+			wider, ok := v.fallback(sel, posted.Thread, posted.Sender.Who(), now)
+			for _, u := range woken {
+				if ok && len(u.Claims) == 0 && wider.Match(u) {
+					matched = true
+					break
+				}
+			}
+		}
+		if !matched {
+			out = append(out, sel)
+		}
+	}
+	return out
 }
 
 // tellTarget finds the other side of a tell: the live lead of the
@@ -280,22 +322,7 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 			}
 		}
 		if !matched && sel.Lead != nil && *sel.Lead {
-			user := sel.User
-			if user == "" {
-				user = sender.User
-			}
-			repo := sel.Repo
-			if repo == "" {
-				repo, _ = thread.Repo()
-			}
-			if _, ok := v.LiveLead(user, repo, now); !ok {
-				// The fallback: each live session with no claim that the
-				// other fields match; with no other field, each free
-				// session of the user.
-				wider := sel.Without()
-				if wider.IsEmpty() {
-					wider.User = user
-				}
+			if wider, ok := v.fallback(sel, thread, sender, now); ok {
 				for _, cand := range candidates {
 					if len(cand.uri.Claims) == 0 && wider.Match(cand.uri) {
 						woke[cand.who], matched = true, true
@@ -314,6 +341,29 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 		}
 	}
 	return out, unmatched
+}
+
+// fallback gives the selector that a selector with lead=true wakes in
+// place of the lead, when its user has no live lead in the repository:
+// each live session with no claim that the other fields match; with no
+// other field, each free session of the user.
+func (v View) fallback(sel selector.Selector, thread name.Thread, sender name.Who, now Now) (selector.Selector, bool) {
+	user := sel.User
+	if user == "" {
+		user = sender.User
+	}
+	repo := sel.Repo
+	if repo == "" {
+		repo, _ = thread.Repo()
+	}
+	if _, ok := v.LiveLead(user, repo, now); ok {
+		return selector.Selector{}, false
+	}
+	wider := sel.Without()
+	if wider.IsEmpty() {
+		wider.User = user
+	}
+	return wider, true
 }
 
 func compareWho(a, b name.Who) int {

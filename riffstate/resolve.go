@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -48,8 +49,8 @@ func (v View) threadOf(c Caller, given string, now Now) (name.Thread, error) {
 // least 4 characters, and one session only. With user, only the
 // sessions of that user count. The error names each session that fits.
 func (v View) ResolveSession(start, user string, now Now) (*Session, error) {
-	if len(start) < MinIDStart {
-		return nil, bad("give at least %d characters of the session ID, not %q", MinIDStart, start)
+	if err := checkIDStart(start); err != nil {
+		return nil, err
 	}
 	var fits []*Session
 	var exact *Session
@@ -82,6 +83,20 @@ func (v View) ResolveSession(start, user string, now Now) (*Session, error) {
 	}
 	slices.Sort(names)
 	return nil, bad("%d sessions have an ID that starts with %s: %s. Give more of the ID", len(fits), start, strings.Join(names, ", "))
+}
+
+// checkIDStart checks the start of a session ID that a call names: at
+// least MinIDStart characters, and a session ID as a name (no space, no
+// control character, at most 128 characters). The refusal names the
+// value as it came, quoted and cut.
+func checkIDStart(start string) error {
+	if len(start) < MinIDStart {
+		return bad("give at least %d characters of the session ID, not %s", MinIDStart, quote.Input(start))
+	}
+	if err := name.CheckSessionID(start); err != nil {
+		return bad("%v", err)
+	}
+	return nil
 }
 
 // named gives the short form of who: the session at its place, or the

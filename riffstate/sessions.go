@@ -105,7 +105,7 @@ func (st Start) Handle(c Caller, v View, now Now) (Handled, error) {
 			st.Reason, joinItems(items))
 		changes = append(changes, v.serverDirect(c.URI, text, now))
 	}
-	return Handled{Changes: changes, Note: items}, nil
+	return Handled{Changes: changes}, nil
 }
 
 func (Start) Reply(c Caller, v View, d Done, now Now) wire.StartReply {
@@ -132,7 +132,7 @@ func (End) Handle(c Caller, v View, now Now) (Handled, error) {
 			items = append(items, ref.Item)
 		}
 	}
-	return Handled{Changes: changes, Note: items}, nil
+	return Handled{Changes: changes}, nil
 }
 
 func (End) Reply(c Caller, v View, d Done, now Now) wire.EndReply {
@@ -158,14 +158,19 @@ func (j Join) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is a direct thread of two other sides", t)
 	}
 	if v.riff.Member(t, c.Who()) {
-		return Handled{Note: t}, nil
+		return Handled{}, nil
 	}
-	return Handled{Changes: []record.Change{record.JoinedThread{Session: c.URI, Thread: t}}, Note: t}, nil
+	return Handled{Changes: []record.Change{record.JoinedThread{Session: c.URI, Thread: t}}}, nil
 }
 
-func (Join) Reply(c Caller, v View, d Done, now Now) wire.ThreadReply {
-	t, _ := d.Note.(name.Thread)
-	return wire.ThreadReply{Thread: t.For(c.Who())}
+// Reply: the thread of the joined_thread record, or of the call when the
+// caller was in it.
+func (j Join) Reply(c Caller, v View, d Done, now Now) wire.ThreadReply {
+	joined, ok := madeOf[record.JoinedThread](d)
+	if !ok {
+		joined.Thread, _ = v.threadOf(c, j.Thread, now)
+	}
+	return wire.ThreadReply{Thread: joined.Thread.For(c.Who())}
 }
 
 // Leave leaves a thread. A lead that leaves its repository thread is not
@@ -183,14 +188,19 @@ func (l Leave) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, err
 	}
 	if !v.riff.Member(t, c.Who()) {
-		return Handled{Note: t}, nil
+		return Handled{}, nil
 	}
-	return Handled{Changes: []record.Change{record.LeftThread{Session: c.URI, Thread: t}}, Note: t}, nil
+	return Handled{Changes: []record.Change{record.LeftThread{Session: c.URI, Thread: t}}}, nil
 }
 
-func (Leave) Reply(c Caller, v View, d Done, now Now) wire.ThreadReply {
-	t, _ := d.Note.(name.Thread)
-	return wire.ThreadReply{Thread: t.For(c.Who())}
+// Reply: the thread of the left_thread record, or of the call when the
+// caller was not in it.
+func (l Leave) Reply(c Caller, v View, d Done, now Now) wire.ThreadReply {
+	left, ok := madeOf[record.LeftThread](d)
+	if !ok {
+		left.Thread, _ = v.threadOf(c, l.Thread, now)
+	}
+	return wire.ThreadReply{Thread: left.Thread.For(c.Who())}
 }
 
 // Forget is the command of the server that takes out a session with no

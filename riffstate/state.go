@@ -18,28 +18,30 @@ type Command[R any] interface {
 	// compares it with the role of the caller.
 	Needs(c Caller) Role
 	// Handle checks the command of c against v, the pending copy, at
-	// now. It gives the changes and a note for the reply, or a refusal
-	// (*wire.Refused). It does no I/O and changes nothing.
+	// now. It gives the changes, or a refusal (*wire.Refused). It does
+	// no I/O and changes nothing.
 	Handle(c Caller, v View, now Now) (Handled, error)
 	// Reply makes the reply from v, the written copy, after the write of
-	// the records of the command. done holds the records and the note.
+	// the records of the command. It is a function of the command, the
+	// records in done and the written copy only: a repeated call after a
+	// checkpoint or a replay, which has only the records, gets the reply
+	// of the first try.
 	Reply(c Caller, v View, done Done, now Now) R
 	// Signal is the signal of the call for the presence, or nil. The
 	// state sets it at the check, only when the command is not refused.
 	Signal(c Caller) Signal
 }
 
-// Handled is what handle gives: the changes, and a note for the reply.
+// Handled is what handle gives: the changes. Handle gives nothing else
+// to the reply: a reply reads the records and the written copy, which a
+// checkpoint keeps.
 type Handled struct {
 	Changes []record.Change
-	Note    any
 }
 
-// Done is the word of the writer to a command: its records, the note of
-// handle, and what their effects did.
+// Done is the word of the writer to a command: its records.
 type Done struct {
 	Made []record.Record
-	Note any
 }
 
 // Options set a state.
@@ -63,6 +65,8 @@ type State struct {
 	presence *Presence
 	kept     *Kept
 	opts     Options
+	// dropped are the records that the written copy did not take.
+	dropped drops
 }
 
 // New gives the state of an empty log.
@@ -207,7 +211,7 @@ func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error)
 	}
 	made := s.Queue(c, cmd.Kind(), "", h.Changes, now)
 	effects.add(s.WrittenRecords(made, now))
-	return Reply(s, cmd, c, Done{Made: made, Note: h.Note}, now), effects, nil
+	return Reply(s, cmd, c, Done{Made: made}, now), effects, nil
 }
 
 // Replay applies records of the log to both copies, as a start does. It
@@ -215,7 +219,9 @@ func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error)
 func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
 		Apply(s.pending, rec)
-		Apply(s.written, rec)
+		if !Apply(s.written, rec) {
+			s.dropped.note(rec)
+		}
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
 	}
@@ -225,11 +231,20 @@ func (s *State) Replay(records ...record.Record) {
 // minutes from now to call again before its claims end.
 func (s *State) Loaded(now Now) { s.presence.LoadedMs = now.Ms }
 
-// Keep keeps the result of an accepted call with a call ID.
-func (s *State) Keep(key Key, done Done, now Now) { s.kept.keep(key, done, now.Ms) }
+// Keep keeps the result of an accepted call with a call ID: its records,
+// and what it asked, to know a repeat.
+func (s *State) Keep(key Key, asked Asked, done Done, now Now) {
+	s.kept.keep(key, asked, done, now.Ms)
+}
 
-// KeptCall gives the kept result of a call.
-func (s *State) KeptCall(key Key) (Done, bool) { return s.kept.get(key) }
+// KeptCall gives the kept result of a call, when a call with the key was
+// kept. A call that reuses the call ID of a kept call of its caller for
+// another command, or for the same command with another body, is
+// refused with bad_request: a call ID is unique per caller, and the
+// kept reply would tell of a command that did not run.
+func (s *State) KeptCall(key Key, asked Asked) (Done, bool, error) {
+	return s.kept.get(key, asked)
+}
 
 // View is the state as handle, a reply or a query reads it: the riff of
 // one copy, the presence, and the settings. It changes nothing.

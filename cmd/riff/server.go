@@ -215,8 +215,9 @@ func factLines(f wire.ServerFacts) []fact {
 		log += "; no chunk write since the start"
 	}
 	fs = append(fs, fact{key: "  log", value: log})
-	faults := fact{key: "  faults", value: fmt.Sprintf("%d write errors, %d skipped records since the start", f.WriteErrors, f.Skipped)}
-	if f.WriteErrors > 0 || f.Skipped > 0 {
+	faults := fact{key: "  faults", value: fmt.Sprintf("%d write errors, %d warnings, %d skipped records since the start",
+		f.WriteErrors, f.Warnings, f.Skipped)}
+	if f.WriteErrors > 0 || f.Warnings > 0 || f.Skipped > 0 {
 		faults.color = yellow
 	}
 	fs = append(fs, faults)

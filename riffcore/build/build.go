@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -84,19 +85,19 @@ func cut(s string, n int) string {
 func ParseBuild(s string) (Build, error) {
 	parts := strings.Split(s, " ")
 	if len(parts) != 3 {
-		return Build{}, fmt.Errorf("parse build %q: want VERSION COMMIT TIME separated by one space", s)
+		return Build{}, fmt.Errorf("parse build %s: want VERSION COMMIT TIME separated by one space", quote.Input(s))
 	}
 	v, err := ParseVersion(parts[0])
 	if err != nil {
-		return Build{}, fmt.Errorf("parse build %q: %w", s, err)
+		return Build{}, fmt.Errorf("parse build %s: %w", quote.Input(s), err)
 	}
 	commit := parts[1]
 	if err := checkCommit(commit); err != nil {
-		return Build{}, fmt.Errorf("parse build %q: %w", s, err)
+		return Build{}, fmt.Errorf("parse build %s: %w", quote.Input(s), err)
 	}
 	t, err := parseTime(parts[2])
 	if err != nil {
-		return Build{}, fmt.Errorf("parse build %q: %w", s, err)
+		return Build{}, fmt.Errorf("parse build %s: %w", quote.Input(s), err)
 	}
 	return Build{Version: v, Commit: commit, Time: t}, nil
 }
@@ -108,11 +109,11 @@ func checkCommit(c string) error {
 		return nil
 	}
 	if len(c) < displayCommitLen || len(c) > 40 {
-		return fmt.Errorf("commit %q: want 7 to 40 hex characters or %q", c, UnknownCommit)
+		return fmt.Errorf("commit %s: want 7 to 40 hex characters or %q", quote.Input(c), UnknownCommit)
 	}
 	for _, r := range c {
 		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return fmt.Errorf("commit %q: want lowercase hex characters", c)
+			return fmt.Errorf("commit %s: want lowercase hex characters", quote.Input(c))
 		}
 	}
 	return nil
@@ -123,11 +124,11 @@ func parseTime(s string) (time.Time, error) {
 	// time.Parse accepts a fraction of a second that the layout does not
 	// name; the header form has none.
 	if len(s) != len(timeLayout) {
-		return time.Time{}, fmt.Errorf("time %q: want the form %s", s, timeLayout)
+		return time.Time{}, fmt.Errorf("time %s: want the form %s", quote.Input(s), timeLayout)
 	}
 	t, err := time.Parse(timeLayout, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("time %q: %w", s, err)
+		return time.Time{}, fmt.Errorf("time %s: %w", quote.Input(s), err)
 	}
 	return t, nil
 }

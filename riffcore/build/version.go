@@ -3,6 +3,7 @@ package build
 import (
 	"cmp"
 	"fmt"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"strconv"
 	"strings"
 )
@@ -18,13 +19,13 @@ type Version struct {
 func ParseVersion(s string) (Version, error) {
 	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
 	if len(parts) != 3 {
-		return Version{}, fmt.Errorf("parse version %q: want MAJOR.MINOR.PATCH", s)
+		return Version{}, fmt.Errorf("parse version %s: want MAJOR.MINOR.PATCH", quote.Input(s))
 	}
 	var n [3]int
 	for i, p := range parts {
 		v, err := parseNumber(p)
 		if err != nil {
-			return Version{}, fmt.Errorf("parse version %q: %w", s, err)
+			return Version{}, fmt.Errorf("parse version %s: %w", quote.Input(s), err)
 		}
 		n[i] = v
 	}
@@ -39,15 +40,15 @@ func parseNumber(p string) (int, error) {
 	}
 	for _, r := range p {
 		if r < '0' || r > '9' {
-			return 0, fmt.Errorf("number %q is not decimal digits", p)
+			return 0, fmt.Errorf("number %s is not decimal digits", quote.Input(p))
 		}
 	}
 	if len(p) > 1 && p[0] == '0' {
-		return 0, fmt.Errorf("number %q has a leading zero", p)
+		return 0, fmt.Errorf("number %s has a leading zero", quote.Input(p))
 	}
 	v, err := strconv.Atoi(p)
 	if err != nil {
-		return 0, fmt.Errorf("number %q: %w", p, err)
+		return 0, fmt.Errorf("number %s: %w", quote.Input(p), err)
 	}
 	return v, nil
 }

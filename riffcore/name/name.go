@@ -27,6 +27,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // MaxNameLen is the longest user, host, owner, repository, worktree,
@@ -45,14 +47,7 @@ func (e *Error) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("bad %s: %s", e.Part, e.Why)
 	}
-	return fmt.Sprintf("bad %s %q: %s", e.Part, cut(e.Value, 80), e.Why)
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return fmt.Sprintf("bad %s %s: %s", e.Part, quote.Input(e.Value), e.Why)
 }
 
 // ErrBadName is the error that each bad name wraps, for errors.Is.

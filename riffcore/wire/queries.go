@@ -243,10 +243,15 @@ type ServerFacts struct {
 	Why       string `json:"why,omitempty"`
 	LastError string `json:"last_error,omitempty"`
 
-	Position        uint64           `json:"position"`
-	LastWriteAgoMs  int64            `json:"last_write_ago_ms,omitempty"`
-	LastWriteTookMs int64            `json:"last_write_took_ms,omitempty"`
-	WriteErrors     uint64           `json:"write_errors"`
+	Position        uint64 `json:"position"`
+	LastWriteAgoMs  int64  `json:"last_write_ago_ms,omitempty"`
+	LastWriteTookMs int64  `json:"last_write_took_ms,omitempty"`
+	WriteErrors     uint64 `json:"write_errors"`
+	// Warnings counts the records that the state could not take since
+	// the start (the replay, then each chunk): each changed nothing, and
+	// the server logged a warning with its position. Skipped counts the
+	// records of a kind or a value that this build does not know.
+	Warnings        uint64           `json:"warnings"`
 	Skipped         uint64           `json:"skipped"`
 	Checkpoint      *CheckpointFacts `json:"checkpoint,omitempty"`
 	NoCheckpointWhy string           `json:"no_checkpoint_why,omitempty"`

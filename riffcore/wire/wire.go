@@ -17,6 +17,8 @@ package wire
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // Call is one wire type with its path and the type of its reply. The
@@ -46,6 +48,27 @@ const (
 
 // MaxBody is the largest body of a call.
 const MaxBody = 64 << 10
+
+// MaxCallID is the longest call ID. The client makes 32 hexadecimal
+// characters, and the IDs of the seeds (ULIDs) have 26: 128 leaves room
+// for the IDs of other tools, and keeps each record that holds one small.
+const MaxCallID = 128
+
+// CheckCallID checks the call ID of riff-call: 1 to MaxCallID
+// characters, each a visible ASCII character (no space, no control
+// character). An empty ID is a call with no call ID, which the caller
+// does not check.
+func CheckCallID(id string) *Refused {
+	if len(id) > MaxCallID {
+		return Refuse(BadRequest, "the call ID of %s has %d bytes; the limit is %d", HeaderCall, len(id), MaxCallID)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return Refuse(BadRequest, "the call ID %s of %s has a character that is not visible ASCII at byte %d: a call ID has only letters, digits and visible signs", quote.Input(id), HeaderCall, i+1)
+		}
+	}
+	return nil
+}
 
 // Code is the code of a refusal. A reader takes a code that it does not
 // know as text.
