@@ -20,6 +20,9 @@ type Loaded struct {
 	Replayed   rifflog.Replayed
 	Checkpoint *rifflog.Checkpoint
 	Took       time.Duration
+	// Unread holds the error of each checkpoint newer than the one that
+	// the start used that did not read: [Engine.SetUnread] logs them.
+	Unread []error
 }
 
 // Load loads the newest checkpoint that reads (falling back to the one
@@ -47,6 +50,7 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 	default:
 		cp := loaded.Checkpoint
 		l.Checkpoint = &cp
+		l.Unread = loaded.Failed
 		from = cp.From()
 	}
 	l.Replayed, err = replayInto(ctx, store, from, l.State)
