@@ -64,6 +64,10 @@ func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, bu
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.replayTook = took
+	if build != "" && !at.IsZero() {
+		// The time toward the next checkpoint counts from this one.
+		e.lastCkp = at
+	}
 	if build != "" {
 		e.facts.checkpoint = &checkpointFacts{position: position, at: at, version: build}
 		e.facts.newestBuild = build
@@ -93,6 +97,14 @@ func (e *Engine) SetServing(serving bool, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.serving, e.facts.why = serving, why
+	if serving {
+		// A start far past its checkpoint writes one soon, with no
+		// wait for a chunk: the writer looks when it wakes.
+		select {
+		case e.queued <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Serving says whether the server serves calls, and why not.
