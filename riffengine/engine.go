@@ -73,6 +73,11 @@ type Engine struct {
 	stopping chan struct{}
 	wg       sync.WaitGroup
 	done     chan struct{}
+	// sinceCkp counts the records after the newest checkpoint, across
+	// starts: a start counts the records that it replayed after its
+	// checkpoint, so that a server killed again and again before 1,000
+	// new records still writes one, and the replay at a start stays
+	// short. lastCkp is the time of that checkpoint.
 	sinceCkp int
 	lastCkp  time.Time
 	// drops counts the warning lines of the records that the state did
@@ -170,6 +175,7 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 		cancel:   cancel,
 		stopping: make(chan struct{}),
 		done:     make(chan struct{}),
+		sinceCkp: replayed.Records,
 		lastCkp:  opts.Now(),
 	}
 	e.facts.started = opts.Now()

@@ -1,11 +1,13 @@
 package riffengine
 
 import (
+	"errors"
 	"runtime"
 	"slices"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/rifflog"
 )
 
 // facts are the facts of the server that the engine keeps for
@@ -22,6 +24,7 @@ type facts struct {
 	checkpoint      *checkpointFacts
 	newestBuild     string
 	noCheckpointWhy string
+	unread          []string // the checkpoints that the start passed over, with why
 	serving         bool
 	why             string
 	chunkSizes      sizes
@@ -60,9 +63,31 @@ func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, bu
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.replayTook = took
+	if build != "" && !at.IsZero() {
+		// The time toward the next checkpoint counts from this one.
+		e.lastCkp = at
+	}
 	if build != "" {
 		e.facts.checkpoint = &checkpointFacts{position: position, at: at, version: build}
 		e.facts.newestBuild = build
+	}
+}
+
+// SetUnread logs one ERROR line for each checkpoint that the start passed
+// over because it did not read (the start used the one before it), with
+// the object and why, and keeps them for the facts: a damaged
+// checkpoint must not go by with no word.
+func (e *Engine) SetUnread(failed []error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, err := range failed {
+		object := ""
+		var le *rifflog.LogError
+		if errors.As(err, &le) {
+			object = le.Object
+		}
+		e.log.Error("a checkpoint does not read; the start used the one before it", "target", "start", "object", object, "error", err.Error())
+		e.facts.unread = append(e.facts.unread, err.Error())
 	}
 }
 
@@ -71,6 +96,14 @@ func (e *Engine) SetServing(serving bool, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.serving, e.facts.why = serving, why
+	if serving {
+		// A start far past its checkpoint writes one soon, with no
+		// wait for a chunk: the writer looks when it wakes.
+		select {
+		case e.queued <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Serving says whether the server serves calls, and why not.
@@ -96,17 +129,18 @@ func (e *Engine) Facts() wire.ServerFacts {
 	defer e.mu.Unlock()
 	now := e.opts.Now()
 	f := wire.ServerFacts{
-		Build:           e.opts.Build.String(),
-		Serves:          e.facts.serving && e.stopErr == nil,
-		Why:             e.facts.why,
-		LastError:       e.facts.lastError,
-		Position:        e.facts.position,
-		WriteErrors:     e.facts.writeErrors,
-		NoCheckpointWhy: e.facts.noCheckpointWhy,
-		Chunks:          e.facts.chunks,
-		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
-		ReplayMs:        e.facts.replayTook.Milliseconds(),
-		Store:           e.opts.StoreName,
+		Build:             e.opts.Build.String(),
+		Serves:            e.facts.serving && e.stopErr == nil,
+		Why:               e.facts.why,
+		LastError:         e.facts.lastError,
+		Position:          e.facts.position,
+		WriteErrors:       e.facts.writeErrors,
+		NoCheckpointWhy:   e.facts.noCheckpointWhy,
+		UnreadCheckpoints: slices.Clone(e.facts.unread),
+		Chunks:            e.facts.chunks,
+		StartedAgoMs:      now.Sub(e.facts.started).Milliseconds(),
+		ReplayMs:          e.facts.replayTook.Milliseconds(),
+		Store:             e.opts.StoreName,
 	}
 	if e.stopErr != nil {
 		f.Why = callerText(e.stopErr)

@@ -20,6 +20,9 @@ type Loaded struct {
 	Replayed   rifflog.Replayed
 	Checkpoint *rifflog.Checkpoint
 	Took       time.Duration
+	// Unread holds the error of each checkpoint newer than the one that
+	// the start used that did not read: [Engine.SetUnread] logs them.
+	Unread []error
 }
 
 // Load loads the newest checkpoint that reads (falling back to the one
@@ -47,6 +50,7 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 	default:
 		cp := loaded.Checkpoint
 		l.Checkpoint = &cp
+		l.Unread = loaded.Failed
 		from = cp.From()
 	}
 	l.Replayed, err = replayInto(ctx, store, from, l.State)
@@ -99,6 +103,14 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 	}
 	if err := e.catchUp(ctx); err != nil {
 		return err
+	}
+	// No other instance writes now: what a killed one left can go.
+	if r, ok := e.opts.Store.(rifflog.LeftoverRemover); ok {
+		if n, err := r.RemoveLeftovers(ctx); err != nil {
+			e.log.Warn("remove the leftovers of killed writes", "error", err.Error())
+		} else if n > 0 {
+			e.log.Info("removed the leftovers of killed writes", "files", n)
+		}
 	}
 	e.mu.Lock()
 	drops := e.takeDropsLocked()
@@ -154,11 +166,16 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.state.Replay(records...)
+	e.sinceCkp += len(records)
 	e.written, e.chain = replayed.Last, replayed.Chain
 	e.facts.position = replayed.Last
 	e.facts.chunks += uint64(replayed.Chunks)
 	if newestErr == nil {
 		e.facts.newestBuild = newest.Checkpoint.Build
+		if cp := newest.Checkpoint; cp.Position <= e.written && int(e.written-cp.Position) < e.sinceCkp {
+			// The old instance wrote a checkpoint in the wait: count from it.
+			e.sinceCkp, e.lastCkp = int(e.written-cp.Position), time.UnixMilli(cp.WrittenAtMs)
+		}
 		if e.facts.checkpoint == nil || newest.Checkpoint.Position > e.facts.checkpoint.position {
 			e.facts.checkpoint = &checkpointFacts{position: newest.Checkpoint.Position,
 				at: time.UnixMilli(newest.Checkpoint.WrittenAtMs), version: newest.Checkpoint.Build}

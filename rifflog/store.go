@@ -51,6 +51,18 @@ type Store interface {
 	Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error)
 }
 
+// LeftoverRemover is a store where a write that a killed process did not
+// finish leaves a file (the directory store: its temporary files). A
+// start removes them once it holds the lease and no other instance
+// writes. The other stores need none: the memory store dies with its
+// process, and a GCS object appears only when its one upload request
+// ends, so a killed write leaves no object.
+type LeftoverRemover interface {
+	// RemoveLeftovers removes what writes of other processes left,
+	// never a file of a write of this process, and gives how many.
+	RemoveLeftovers(ctx context.Context) (int, error)
+}
+
 // BatchDeleter is a store that deletes many objects with one flush of
 // their directories (the directory store), in place of a flush for each.
 // Prune uses it for the chunks behind every kept checkpoint.

@@ -105,15 +105,30 @@ type Verified struct {
 	Records     int
 	Checkpoints int
 	Problems    []Problem
+	// Unchecked holds the chunks after the first chain break, which
+	// Verify does not check: Chunks is 0 when there is none.
+	Unchecked Unchecked
+}
+
+// Unchecked names the chunks that Verify leaves after the first break
+// of the chain. A break means that the log before a chunk is not the log
+// that the chunk followed (most often a damaged line before it), so no
+// later chain value can be checked against the start: one flipped bit
+// would otherwise give a break for each later chunk.
+type Unchecked struct {
+	Chunks                   int
+	First, Last              string // the first and last unchecked chunk
+	FromPosition, ToPosition uint64 // their positions, as their names say
 }
 
 // Verify reads each chunk and each checkpoint from the oldest kept
 // checkpoint on (the start of the log when it is there), and names each
 // line that does not read, each gap, each repeat, each checksum that
-// does not match and each break of the chain. It goes on after a
+// does not match and the first break of the chain. It goes on after a
 // problem: a chunk with a problem is checked line by line, and the next
-// chunk is checked from what it says. Each checkpoint must read, and its
-// chain value must be the log's at its position.
+// chunk is checked from what it says. It stops at the first break of the
+// chain, and counts the chunks from there in Unchecked. Each checkpoint
+// must read, and its chain value must be the log's at its position.
 //
 // From the start of the log, missing chunks at or before the oldest kept
 // checkpoint are no problem: the chunks there are behind every kept
@@ -163,7 +178,7 @@ func Verify(ctx context.Context, s Store) (Verified, error) {
 			return v, err
 		}
 	}
-	v.From, v.Chunks, v.Records = w.from, w.chunks, w.records
+	v.From, v.Chunks, v.Records, v.Unchecked = w.from, w.chunks, w.records, w.unchecked
 	v.Problems = append(cpProblems, w.problems...)
 	return v, nil
 }
@@ -184,6 +199,7 @@ type chunksVerified struct {
 	from            From
 	chunks, records int
 	problems        []Problem
+	unchecked       Unchecked
 }
 
 // gapBy says whether chunks are missing whose positions are all at or
@@ -206,7 +222,7 @@ func verifyChunks(ctx context.Context, s Store, chunks []string, firsts []uint64
 	r := replayer{from: from, last: from.Position, chain: from.Chain, c: newChainer()}
 	start, inside := startChunk(firsts, from.Position)
 	r.inside = inside
-	for _, name := range chunks[start:] {
+	for i, name := range chunks[start:] {
 		data, err := s.Get(ctx, name)
 		if err != nil {
 			return w, fmt.Errorf("verify: %w", err)
@@ -229,6 +245,15 @@ func verifyChunks(ctx context.Context, s Store, chunks []string, firsts []uint64
 			continue
 		}
 		add(err)
+		if errors.Is(err, ErrChain) {
+			// Past a break no chain value can be checked: name the
+			// chunks left, from this one, and stop.
+			left := chunks[start+i:]
+			w.chunks--
+			w.unchecked = Unchecked{Chunks: len(left), First: left[0], Last: left[len(left)-1],
+				FromPosition: firsts[start+i], ToPosition: lastPosition(ctx, s, left[len(left)-1], firsts[len(firsts)-1])}
+			break
+		}
 		// Go on: check the lines of this chunk one by one, then take
 		// the next chunk from what it says.
 		lines, last, chain := salvage(name, data, &r, add)
@@ -236,6 +261,23 @@ func verifyChunks(ctx context.Context, s Store, chunks []string, firsts []uint64
 		r.last, r.chain, r.inside = last, chain, false
 	}
 	return w, nil
+}
+
+// lastPosition gives the last position of a chunk as its header says, or
+// its first position when the header does not read.
+func lastPosition(ctx context.Context, s Store, name string, first uint64) uint64 {
+	data, err := s.Get(ctx, name)
+	if err != nil {
+		return first
+	}
+	head, _, _ := bytes.Cut(data, []byte("\n"))
+	var h struct {
+		Count uint64 `json:"count"`
+	}
+	if json.Unmarshal(head, &h) != nil || h.Count == 0 {
+		return first
+	}
+	return first + h.Count - 1
 }
 
 // salvage checks each line of a chunk that did not pass, names each one

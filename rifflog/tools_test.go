@@ -11,6 +11,7 @@ import (
 
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
+	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -244,4 +245,47 @@ func chainAfter(t *testing.T, s rifflog.Store, p uint64) rifflog.Sum {
 		t.Fatal(err)
 	}
 	return sum
+}
+
+// One flipped bit in a record of an early chunk breaks the chain of
+// every chunk after it: verify names the damage and the first break, and
+// counts the later chunks that it cannot check, rather than a break for
+// each of them.
+func TestGivenOneFlippedBitWhenTheLogIsVerifiedThenItNamesTheDamageTheFirstBreakAndCountsTheChunksLeft(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New()
+	sizes := make([]int, 62)
+	for i := range sizes {
+		sizes[i] = 2
+	}
+	writeLog(t, s, sizes...)
+	damaged := rifflog.ChunkName(3) // the second chunk: positions 3 and 4
+	data, err := s.Get(ctx, damaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.LastIndex(data, []byte(`"ann/s1"`)) + 1
+	flipped := bytes.Clone(data)
+	flipped[at] ^= 0x01 // "ann" becomes "`nn": the line still reads
+	_ = s.Delete(ctx, damaged)
+	if err := s.Put(ctx, damaged, flipped); err != nil {
+		t.Fatal(err)
+	}
+	v, err := rifflog.Verify(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Problems) != 2 {
+		t.Fatalf("Verify found %d problems; want the checksum of %s and the first break: %v", len(v.Problems), damaged, v.Problems)
+	}
+	if p := v.Problems[0]; p.Object != damaged || !errors.Is(p.Err, rifflog.ErrChecksum) {
+		t.Errorf("the first problem = %v; want the checksum of %s", p, damaged)
+	}
+	if p := v.Problems[1]; p.Object != rifflog.ChunkName(5) || !errors.Is(p.Err, rifflog.ErrChain) {
+		t.Errorf("the second problem = %v; want the chain break at %s", p, rifflog.ChunkName(5))
+	}
+	want := rifflog.Unchecked{Chunks: 60, First: rifflog.ChunkName(5), Last: rifflog.ChunkName(123), FromPosition: 5, ToPosition: 124}
+	if diff := cmp.Diff(want, v.Unchecked); diff != "" {
+		t.Errorf("Verify unchecked (-want +got):\n%s", diff)
+	}
 }

@@ -239,6 +239,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	} else {
 		e.SetReplay(loaded.Took, 0, time.Time{}, "")
 	}
+	e.SetUnread(loaded.Unread)
 	e.SetServing(false, "riff-server starts")
 	server := riffengine.NewServer(e, riffengine.NoSignIn{})
 	ln, err := net.Listen("tcp", s.listen)

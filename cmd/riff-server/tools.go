@@ -40,6 +40,10 @@ func logVerify(ctx context.Context, st rifflog.Store, w io.Writer) error {
 	for _, p := range v.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+	if u := v.Unchecked; u.Chunks > 0 {
+		fmt.Fprintf(w, "not checked: %d chunks from the break on, %s to %s (positions %d to %d): past a break of the chain no chain value can be checked\n",
+			u.Chunks, u.First, u.Last, u.FromPosition, u.ToPosition)
+	}
 	if len(v.Problems) > 0 {
 		return fmt.Errorf("the log has %d problems: cut it before the first one with riff-server log cut --after POSITION", len(v.Problems))
 	}

@@ -230,6 +230,9 @@ func factLines(f wire.ServerFacts) []fact {
 	default:
 		fs = append(fs, fact{key: "  saved", value: "no checkpoint yet"})
 	}
+	for _, unread := range f.UnreadCheckpoints {
+		fs = append(fs, fact{key: "  unread", value: "a checkpoint does not read, and the start used the one before it: " + clean(unread), color: red})
+	}
 	fs = append(fs, fact{key: "  counts", value: fmt.Sprintf("%d chunks, %d sessions, %d cursors, %d threads, %d live sign-ins",
 		f.Chunks, f.Sessions, f.Cursors, f.Threads, f.SignIns)})
 	fs = append(fs, fact{key: "  memory", value: fmt.Sprintf("%d MB in use", (f.MemoryBytes+500_000)/1_000_000)})

@@ -17,6 +17,8 @@ package dir
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,6 +49,9 @@ type Store struct {
 	fs   FS
 	root string
 	seq  atomic.Uint64
+	// tag is in the name of each temporary file of this Store, so that
+	// RemoveLeftovers knows the files of other processes.
+	tag string
 
 	mu     sync.Mutex
 	made   map[string]bool  // directories known to exist, with a synced entry
@@ -72,11 +77,12 @@ func Open(root string) (*Store, error) { return OpenFS(OS{}, root) }
 // OpenFS opens the directory root on fsys: it makes the root when it is
 // not there, flushes its entry, and removes old leftover temporary files.
 func OpenFS(fsys FS, root string) (*Store, error) {
-	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}, spares: map[string]spare{}}
+	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}, spares: map[string]spare{}, tag: newTag()}
 	if err := s.ensureDir(s.root); err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
-	if err := s.sweep(s.root, time.Now()); err != nil {
+	now := time.Now()
+	if _, err := s.sweep(s.root, func(_ string, born time.Time) bool { return now.Sub(born) > tmpAge }); err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
 	return s, nil
@@ -108,27 +114,66 @@ func (s *Store) ensureDir(dir string) error {
 	return nil
 }
 
-// sweep removes leftover temporary files older than tmpAge under dir.
-func (s *Store) sweep(dir string, now time.Time) error {
+// RemoveLeftovers removes each temporary file under the root that this
+// Store did not make: what a write of a killed process left (a killed
+// checkpoint leaves a file as large as the state, so a crash loop would
+// fill the disk). It gives the number removed. The server calls it after
+// the wait of its lease, when no other instance writes; an Open removes
+// only the files older than ten minutes, because an instance that serves
+// can write while a new one starts.
+func (s *Store) RemoveLeftovers(ctx context.Context) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("remove leftovers: %w", err)
+	}
+	n, err := s.sweep(s.root, func(name string, _ time.Time) bool { return !s.mine(name) })
+	if err != nil {
+		return n, fmt.Errorf("remove leftovers: %w", err)
+	}
+	return n, nil
+}
+
+// sweep removes the temporary files under dir that gone says to remove
+// (from the name and the time of the create), and gives how many.
+func (s *Store) sweep(dir string, gone func(name string, born time.Time) bool) (int, error) {
 	entries, err := s.fs.ReadDir(dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	removed := 0
 	for _, e := range entries {
 		full := filepath.Join(dir, e.Name)
 		if e.Dir {
-			if err := s.sweep(full, now); err != nil {
-				return err
+			n, err := s.sweep(full, gone)
+			removed += n
+			if err != nil {
+				return removed, err
 			}
 			continue
 		}
-		if born, ok := tmpTime(e.Name); ok && now.Sub(born) > tmpAge {
+		if born, ok := tmpTime(e.Name); ok && gone(e.Name, born) {
 			if err := s.fs.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+				return removed, err
 			}
+			removed++
 		}
 	}
-	return nil
+	return removed, nil
+}
+
+// newTag gives the random tag of the temporary files of one Store.
+func newTag() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// mine says whether a temporary file name is one of this Store's:
+// .tmp-<time>-<tag>-<n>.
+func (s *Store) mine(name string) bool {
+	rest, _ := strings.CutPrefix(name, tmpPrefix)
+	_, rest, _ = strings.Cut(rest, "-")
+	tag, _, _ := strings.Cut(rest, "-")
+	return tag == s.tag
 }
 
 // tmpTime reads the time in a temporary file name.
@@ -207,7 +252,7 @@ func (s *Store) writeLink(tmp string, f File, target string, data []byte) error 
 
 // newTemp creates a new temporary file in dir.
 func (s *Store) newTemp(dir string) (string, File, error) {
-	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%d", tmpPrefix, time.Now().UnixNano(), s.seq.Add(1)))
+	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%s-%d", tmpPrefix, time.Now().UnixNano(), s.tag, s.seq.Add(1)))
 	f, err := s.fs.CreateExcl(tmp)
 	if err != nil {
 		return "", nil, err

@@ -255,3 +255,77 @@ func TestDeleteAllRemovesEachAndStopsAtABadName(t *testing.T) {
 		t.Errorf("List = %v; want log/b removed before the bad name", names)
 	}
 }
+
+// temps lists the temporary files under root.
+func temps(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A checkpoint that a kill stopped leaves its temporary file, as large
+// as the state; an Open removes only the ones older than ten minutes (an
+// instance that serves may write while the next one starts), so a crash
+// loop kept each of them. RemoveLeftovers, which the server calls once
+// it holds the lease, removes every one that another process made, of
+// any age, and none of its own.
+func TestGivenTheTempFilesOfAKilledWriteWhenTheNextStartRemovesLeftoversThenOnlyItsOwnStay(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	killed, err := dir.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The killed process made the spare of its next chunk and of its
+	// next checkpoint, and never used them.
+	if err := killed.Prepare(rifflog.ChunkName(5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := killed.Prepare(rifflog.CheckpointName(4, 1790000000000)); err != nil {
+		t.Fatal(err)
+	}
+	// An older build named its files with no tag.
+	if err := os.WriteFile(filepath.Join(root, "checkpoint", fmt.Sprintf(".tmp-%d-1", time.Now().UnixNano())), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	left := temps(t, root)
+	if len(left) != 3 {
+		t.Fatalf("the killed process left %v; want 3 temporary files", left)
+	}
+
+	next, err := dir.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := temps(t, root); !slices.Equal(got, left) {
+		t.Fatalf("an Open removed young files of another process: %v, then %v", left, got)
+	}
+	if err := next.Prepare(rifflog.ChunkName(5)); err != nil {
+		t.Fatal(err)
+	}
+	mine := slices.DeleteFunc(temps(t, root), func(n string) bool { return slices.Contains(left, n) })
+	n, err := next.RemoveLeftovers(ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("RemoveLeftovers = %d, %v; want 3", n, err)
+	}
+	if got := temps(t, root); !slices.Equal(got, mine) {
+		t.Errorf("after RemoveLeftovers the temporary files are %v; want only this store's own %v", got, mine)
+	}
+	if err := next.Put(ctx, rifflog.ChunkName(5), []byte("chunk")); err != nil {
+		t.Errorf("the Put that takes its own spare = %v", err)
+	}
+}
