@@ -40,6 +40,18 @@ type Options struct {
 	// TimerEvery is how often the timers of the server look (10 s by
 	// default).
 	TimerEvery time.Duration
+	// Revision is the number of the revision of this instance, in its
+	// lease: an instance does not take the live lease of a later
+	// revision (0: no revision number).
+	Revision uint64
+	// StateOptions are the options of the state; a load after the lease
+	// wait makes the state again with them.
+	StateOptions riffstate.Options
+	// LoadedCheckpoint is the checkpoint object of the load that gave
+	// the state (Loaded.CheckpointName; "" with none). After the lease
+	// wait, a newest checkpoint of another name makes the engine load
+	// again.
+	LoadedCheckpoint string
 }
 
 // ErrStopped is the error of a call when the instance stopped: its chunk
@@ -83,6 +95,9 @@ type Engine struct {
 	// drops counts the warning lines of the records that the state did
 	// not take in this start.
 	drops dropLines
+	// loadedCheckpoint is the checkpoint object that the state was
+	// loaded from ("" with none): the lease wait compares the newest.
+	loadedCheckpoint string
 	// writing is true while the writer writes a chunk that it took from
 	// the queue: Settle waits for it too.
 	writing bool
@@ -162,6 +177,11 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 	if opts.TimerEvery <= 0 {
 		opts.TimerEvery = 10 * time.Second
 	}
+	if opts.StateOptions == (riffstate.Options{}) {
+		// A load after the lease wait makes the state with the build of
+		// this one (a riff with sign-in sets StateOptions).
+		opts.StateOptions.Build = state.Written().Build()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
 		opts:     opts,
@@ -177,6 +197,8 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 		done:     make(chan struct{}),
 		sinceCkp: replayed.Records,
 		lastCkp:  opts.Now(),
+
+		loadedCheckpoint: opts.LoadedCheckpoint,
 	}
 	e.facts.started = opts.Now()
 	e.facts.position = replayed.Last
@@ -201,6 +223,11 @@ func (e *Engine) stop() {
 }
 
 func (e *Engine) now() riffstate.Now { return riffstate.Now{Ms: e.opts.Now().UnixMilli()} }
+
+// Stopping closes when the engine starts to stop: a stop signal that
+// settled, a chunk that failed, or a lost lease. Done follows it once
+// each goroutine of the engine ended.
+func (e *Engine) Stopping() <-chan struct{} { return e.stopping }
 
 // Done closes when the writer and the timers stopped.
 func (e *Engine) Done() <-chan struct{} { return e.done }

@@ -19,7 +19,9 @@ type Loaded struct {
 	State      *riffstate.State
 	Replayed   rifflog.Replayed
 	Checkpoint *rifflog.Checkpoint
-	Took       time.Duration
+	// CheckpointName is the object of Checkpoint ("" with none).
+	CheckpointName string
+	Took           time.Duration
 	// Unread holds the error of each checkpoint newer than the one that
 	// the start used that did not read: [Engine.SetUnread] logs them.
 	Unread []error
@@ -51,6 +53,7 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 		cp := loaded.Checkpoint
 		l.Checkpoint = &cp
 		l.Unread = loaded.Failed
+		l.CheckpointName = loaded.Name
 		from = cp.From()
 	}
 	l.Replayed, err = replayInto(ctx, store, from, l.State)
@@ -87,21 +90,35 @@ func NewInstanceID() string {
 	return hex.EncodeToString(b)
 }
 
-// TakeLease takes the lease for this instance, waits, reads the chunks
-// that came since the load, and reads the newest checkpoint again (the
-// old instance can write one until it reads the new lease). Then the
-// writer writes only while the lease names this instance, and a
-// goroutine of the engine reads the lease every 2 s: an instance that
-// reads another ID stops. An exit in the wait ends the lease.
+// TakeLease takes the lease for this instance, waits, and loads again
+// what the old instance wrote meanwhile. Then the writer writes only
+// while the lease names this instance, and a goroutine of the engine
+// reads the lease every 2 s: an instance that reads another ID stops.
+//
+// While the lease of a later revision holds (Options.Revision is lower),
+// the instance takes nothing: it reads the lease every 2 s and takes it
+// when it ended or aged (a failed deploy, a shift of the traffic back).
+// After the take it waits, so that the old instance reads the new lease
+// and writes a last checkpoint; then it lists the checkpoints again:
+// when one came since its load, it loads its state again from the
+// newest one and the chunks after it, else it reads the chunks that
+// came since. So a deploy keeps each read cursor, status and step. An
+// exit in the wait, or a failure before the engine holds the lease,
+// ends the lease.
 func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) error {
-	lease, err := rifflog.TakeLease(ctx, e.opts.Store, id, e.opts.Now())
+	lease, err := e.takeLease(ctx, id)
 	if err != nil {
 		return err
 	}
 	if err := lease.Wait(ctx, wait); err != nil {
 		return err
 	}
-	if err := e.catchUp(ctx); err != nil {
+	if err := e.loadAgain(ctx); err != nil {
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if endErr := lease.End(ectx, e.opts.Now()); endErr != nil && !errors.Is(endErr, rifflog.ErrLeaseLost) {
+			return fmt.Errorf("%w (and %w)", err, endErr)
+		}
 		return err
 	}
 	// No other instance writes now: what a killed one left can go.
@@ -141,6 +158,123 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 		}
 	}()
 	return nil
+}
+
+// takeLease takes the lease, or waits while the lease of a later
+// revision holds.
+func (e *Engine) takeLease(ctx context.Context, id string) (*rifflog.Lease, error) {
+	told := false
+	for {
+		lease, err := rifflog.TakeLeaseAs(ctx, e.opts.Store, id, e.opts.Revision, e.opts.Now())
+		var newer *rifflog.NewerLeaseError
+		if !errors.As(err, &newer) {
+			return lease, err
+		}
+		if !told {
+			told = true
+			e.log.Info("a later revision holds the lease: this instance waits until it ends",
+				"target", "start", "revision", e.opts.Revision,
+				"holder", newer.Holder.Instance, "holder_revision", newer.Holder.Revision)
+			e.SetServing(false, fmt.Sprintf("revision %d holds the lease; this instance of revision %d waits until it ends", newer.Holder.Revision, e.opts.Revision))
+		}
+		t := time.NewTimer(rifflog.LeaseRead)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("take lease: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// loadAgain runs after the lease wait, before the instance serves: when
+// the newest checkpoint is not the one of the load (the old instance
+// wrote its last one), it loads the state again from it; else it reads
+// the chunks that came since the load.
+func (e *Engine) loadAgain(ctx context.Context) error {
+	newest, err := rifflog.NewestCheckpointName(ctx, e.opts.Store)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	same := newest == e.loadedCheckpoint
+	e.mu.Unlock()
+	if same {
+		return e.catchUp(ctx)
+	}
+	l, err := Load(ctx, e.opts.Store, e.opts.StateOptions)
+	if err != nil {
+		return fmt.Errorf("load again after the lease wait: %w", err)
+	}
+	e.replaceState(l)
+	return nil
+}
+
+// replaceState puts the state of a second load in place of the first
+// one. It runs only before the instance serves: the queue is empty, no
+// call reaches the state (503), and the timers write nothing.
+func (e *Engine) replaceState(l Loaded) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.state = l.State
+	e.chain, e.written = l.Replayed.Chain, l.Replayed.Last
+	e.loadedCheckpoint = l.CheckpointName
+	e.sinceCkp = l.Replayed.Records
+	e.facts.position = l.Replayed.Last
+	e.facts.chunks = uint64(l.Replayed.Chunks)
+	e.facts.replayTook += l.Took
+	if cp := l.Checkpoint; cp != nil {
+		e.facts.checkpoint = &checkpointFacts{position: cp.Position, at: time.UnixMilli(cp.WrittenAtMs), version: cp.Build}
+		e.facts.newestBuild = cp.Build
+	}
+	e.state.Loaded(e.now())
+}
+
+// EndLease ends the lease of this instance, when it holds one: a start
+// that fails after it took the lease, so that the next instance need not
+// wait for its age.
+func (e *Engine) EndLease(ctx context.Context) error {
+	e.mu.Lock()
+	lease := e.opts.Lease
+	e.mu.Unlock()
+	if lease == nil {
+		return nil
+	}
+	if err := lease.End(ctx, e.opts.Now()); err != nil {
+		return fmt.Errorf("end the lease: %w", err)
+	}
+	return nil
+}
+
+// HandOver is the end of an instance that read the lease of another
+// one (a deploy): after Done, with the writer stopped, it writes a last
+// checkpoint of the written copy for the new instance, which loads it
+// after its wait. It writes none when the lease names no live other
+// instance (it ended, or aged). It gives the lease that it read.
+//
+// The sign-ins are not built yet: when they are, signins.json is written
+// here, when it changed, before the checkpoint (the store design: "It
+// writes the object one last time, before its last checkpoint").
+func (e *Engine) HandOver(ctx context.Context) (rifflog.LeaseRecord, error) {
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return rifflog.LeaseRecord{}, fmt.Errorf("hand over: the engine did not stop: %w", ctx.Err())
+	}
+	r, _, ok, err := rifflog.ReadLease(ctx, e.opts.Store)
+	if err != nil {
+		return r, fmt.Errorf("hand over: %w", err)
+	}
+	e.mu.Lock()
+	mine := e.opts.Lease
+	e.mu.Unlock()
+	if !ok || !r.Holds(e.opts.Now()) || (mine != nil && r.Instance == mine.ID()) {
+		return r, fmt.Errorf("hand over: no other instance holds the lease: %w", rifflog.ErrLeaseLost)
+	}
+	if err := e.checkpoint(ctx, true); err != nil {
+		return r, fmt.Errorf("hand over: %w", err)
+	}
+	return r, nil
 }
 
 // catchUp replays the chunks that came after the load, and reads the

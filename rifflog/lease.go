@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -26,11 +27,19 @@ var (
 	ErrLeaseLost = errors.New("lease lost")
 	// ErrLeaseHeld: a server holds the lease (a tool refuses to run).
 	ErrLeaseHeld = errors.New("lease held")
+	// ErrLeaseNewer: an instance of a later revision holds the lease, so
+	// an instance of an older revision does not take it (it waits until
+	// that lease ends).
+	ErrLeaseNewer = errors.New("a later revision holds the lease")
 )
 
 // LeaseRecord is the content of the lease object.
 type LeaseRecord struct {
-	Instance    string `json:"instance"`
+	Instance string `json:"instance"`
+	// Revision is the number of the revision of the instance (on Cloud
+	// Run, 42 of K_REVISION riff-server-00042-abc); 0 when it has none.
+	// A lease of a build before the revision rule reads as 0.
+	Revision    uint64 `json:"revision,omitempty"`
 	WrittenAtMs int64  `json:"written_at_ms"`
 	Ended       bool   `json:"ended,omitempty"`
 }
@@ -56,37 +65,84 @@ func ReadLease(ctx context.Context, s Store) (r LeaseRecord, gen int64, ok bool,
 	return r, gen, true, nil
 }
 
-// Lease is the lease of one instance. Its methods are not safe for use
-// by many goroutines at once: one owner (the server's lease loop) calls them.
+// Lease is the lease of one instance. It is safe for use by many
+// goroutines: the writer checks it around each chunk while the lease
+// loop of the server reads and renews it. One lock orders the checks
+// and the writes, so a check never compares the lease with a generation
+// that a renew is replacing (which would read as a lost lease).
 type Lease struct {
-	store Store
-	id    string
-	gen   int64 // the generation of our last write
+	store    Store
+	id       string
+	revision uint64
+
+	mu  sync.Mutex
+	gen int64 // the generation of our last write; guarded by mu
 }
 
-// TakeLease writes the lease with the ID of this instance, in place of
-// any other. After it, the instance waits (Wait) before it serves, so
-// that the old instance reads the new ID and stops.
+// NewerLeaseError is the error of a take that met the live lease of a
+// later revision. It wraps ErrLeaseNewer.
+type NewerLeaseError struct {
+	Holder LeaseRecord
+}
+
+func (e *NewerLeaseError) Error() string {
+	return fmt.Sprintf("instance %s of revision %d holds the lease", e.Holder.Instance, e.Holder.Revision)
+}
+
+func (e *NewerLeaseError) Unwrap() error { return ErrLeaseNewer }
+
+// TakeLease is TakeLeaseAs with revision 0: an instance with no
+// revision number (a tool, a test, a machine with no revision set).
 func TakeLease(ctx context.Context, s Store, id string, now time.Time) (*Lease, error) {
+	return TakeLeaseAs(ctx, s, id, 0, now)
+}
+
+// TakeLeaseAs writes the lease with the ID and the revision of this
+// instance, in place of any other, unless the lease holds at now (not
+// ended, written less than LeaseAge ago) for a later revision: then it
+// returns a *NewerLeaseError and writes nothing. So a second instance of
+// an older revision, started during a deploy, does not take the lease
+// of the newer one. After a take, the instance waits (Wait) before it
+// serves, so that the old instance reads the new ID and stops.
+func TakeLeaseAs(ctx context.Context, s Store, id string, revision uint64, now time.Time) (*Lease, error) {
 	if id == "" {
 		return nil, fmt.Errorf("take lease: empty instance ID: %w", ErrInvalid)
 	}
-	_, gen, _, err := ReadLease(ctx, s)
-	if err != nil {
-		return nil, fmt.Errorf("take lease: %w", err)
+	for {
+		r, gen, ok, err := ReadLease(ctx, s)
+		if err != nil {
+			return nil, fmt.Errorf("take lease: %w", err)
+		}
+		if ok && r.Holds(now) && r.Revision > revision {
+			return nil, fmt.Errorf("take lease: %w", &NewerLeaseError{Holder: r})
+		}
+		l := &Lease{store: s, id: id, revision: revision, gen: gen}
+		err = l.write(ctx, now, false)
+		if errors.Is(err, ErrChanged) {
+			// Another instance wrote the lease since the read: read it
+			// again, so that the revision rule sees that write.
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("take lease: %w", ctx.Err())
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("take lease: %w", err)
+		}
+		return l, nil
 	}
-	l := &Lease{store: s, id: id, gen: gen}
-	if err := l.write(ctx, now, false); err != nil {
-		return nil, fmt.Errorf("take lease: %w", err)
-	}
-	return l, nil
 }
 
 // ID is the instance ID that the lease names.
 func (l *Lease) ID() string { return l.id }
 
+// Revision is the revision number that the lease names.
+func (l *Lease) Revision() uint64 { return l.revision }
+
+// write swaps the lease. The caller holds mu, or is the only one that
+// knows l (TakeLeaseAs).
 func (l *Lease) write(ctx context.Context, now time.Time, ended bool) error {
-	data, _ := json.Marshal(LeaseRecord{Instance: l.id, WrittenAtMs: now.UnixMilli(), Ended: ended})
+	data, _ := json.Marshal(LeaseRecord{Instance: l.id, Revision: l.revision, WrittenAtMs: now.UnixMilli(), Ended: ended})
 	gen, err := l.store.Swap(ctx, LeaseName, data, l.gen)
 	if errors.Is(err, ErrChanged) {
 		return fmt.Errorf("%w: %w", ErrLeaseLost, err)
@@ -108,6 +164,8 @@ type newestLooker interface {
 // Check reads the lease: ErrLeaseLost when another instance wrote it
 // since this instance's last write.
 func (l *Lease) Check(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if s, ok := l.store.(newestLooker); ok {
 		// The generation of this instance's last write is the newest:
 		// nobody wrote the lease since. Otherwise the read below names
@@ -132,6 +190,8 @@ func (l *Lease) Check(ctx context.Context) error {
 
 // Renew writes the lease again, so that it does not end by age.
 func (l *Lease) Renew(ctx context.Context, now time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.write(ctx, now, false); err != nil {
 		return fmt.Errorf("renew lease: %w", err)
 	}
@@ -140,6 +200,8 @@ func (l *Lease) Renew(ctx context.Context, now time.Time) error {
 
 // End ends the lease when it is still this instance's.
 func (l *Lease) End(ctx context.Context, now time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.write(ctx, now, true); err != nil {
 		return fmt.Errorf("end lease: %w", err)
 	}

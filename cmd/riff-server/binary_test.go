@@ -138,6 +138,11 @@ type serverOpts struct {
 	// noWait returns at once after the process starts (for a start that
 	// must fail).
 	noWait bool
+	// addr is the address to listen on ("": a free loopback port); a
+	// second instance of a handover listens on the address of the first.
+	addr string
+	// env are more variables of the environment (after cleanEnv).
+	env []string
 }
 
 // start runs riff-server and waits for its line "riff-server serves" (or
@@ -162,14 +167,16 @@ func tryStart(t testing.TB, o serverOpts) (*server, error) {
 	if buildErr != nil {
 		t.Fatalf("riff-server did not build: %v", buildErr)
 	}
-	port := freePort(t)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	addr := o.addr
+	if addr == "" {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	}
 	wait := o.leaseWait
 	if wait == "" {
 		wait = "0s"
 	}
 	var args []string
-	env := cleanEnv()
+	env := cleanEnv(o.env...)
 	if o.noListenFlag {
 		env = append(env, "RIFF_LISTEN="+addr)
 	} else {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,7 @@ type settings struct {
 	checkpointEvery    int
 	checkpointInterval time.Duration
 	leaseWait          time.Duration
+	revision           string
 	version            bool
 }
 
@@ -71,6 +73,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.checkpointEvery, "checkpoint-every", 1000, "write a checkpoint each N records (RIFF_CHECKPOINT_EVERY)")
 	fs.DurationVar(&s.checkpointInterval, "checkpoint-interval", 60*time.Minute, "write a checkpoint after this time when records came (RIFF_CHECKPOINT_INTERVAL)")
 	fs.DurationVar(&s.leaseWait, "lease-wait", 15*time.Second, "with a directory or a bucket: wait this long after taking the lease, so an old instance stops (RIFF_LEASE_WAIT)")
+	fs.StringVar(&s.revision, "revision", "", "the revision number of this instance, in its lease: an instance does not take the live lease of a later revision (RIFF_REVISION; default: the number of K_REVISION on Cloud Run, else 0)")
 	fs.BoolVar(&s.version, "version", false, "print the build and exit")
 }
 
@@ -157,6 +160,31 @@ func versionOf() string {
 	return defaultVersion
 }
 
+// revisionOf gives the revision number of this instance: RIFF_REVISION
+// (or --revision) when set, else the number in the name of the Cloud Run
+// revision (K_REVISION riff-server-00042-abc is 42), else 0.
+func revisionOf(flagValue, kRevision string) (uint64, error) {
+	if flagValue != "" {
+		n, err := strconv.ParseUint(flagValue, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("--revision (RIFF_REVISION) %q is not a whole number", flagValue)
+		}
+		return n, nil
+	}
+	if kRevision == "" {
+		return 0, nil
+	}
+	// SERVICE-NNNNN-SUFFIX: the service name can hold dashes; the number
+	// is the field before the last.
+	fields := strings.Split(kRevision, "-")
+	if len(fields) >= 3 {
+		if n, err := strconv.ParseUint(fields[len(fields)-2], 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("K_REVISION %q has no revision number (SERVICE-NNNNN-SUFFIX): set RIFF_REVISION to the number of this revision", kRevision)
+}
+
 // openStore opens the store of the settings: a bucket, a directory, or
 // memory. It gives a function that closes it.
 func openStore(ctx context.Context, s settings) (rifflog.Store, string, func(), error) {
@@ -211,12 +239,21 @@ func checkListen(addr string, anywhere bool) error {
 }
 
 // serve runs the server: load, open the port (503 until it serves), take
-// the lease and wait, read what came since, make the riff at the first
-// start, and serve until a stop signal (which settles and writes a last
-// checkpoint) or a lost lease.
+// the lease and wait, load again what the old instance wrote meanwhile,
+// make the riff at the first start, and serve until a stop signal (which
+// settles and writes a last checkpoint) or a lost lease (a deploy: the
+// port closes at once, a last checkpoint for the new instance, exit).
+//
+// On one machine the old instance holds the port: then the new one takes
+// the lease with its port closed, and listens after its wait, when the
+// old instance has closed it.
 func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
 	log := riffengine.NewLogger(stderr, slog.LevelInfo)
 	if err := checkListen(s.listen, s.anywhere); err != nil {
+		return err
+	}
+	revision, err := revisionOf(s.revision, os.Getenv("K_REVISION"))
+	if err != nil {
 		return err
 	}
 	st, storeName, closeStore, err := openStore(ctx, s)
@@ -233,6 +270,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
 		Store: st, StoreName: storeName, Build: me, Logger: log,
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
+		Revision: revision, StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
 	})
 	if cp := loaded.Checkpoint; cp != nil {
 		e.SetReplay(loaded.Took, cp.Position, time.UnixMilli(cp.WrittenAtMs), cp.Build)
@@ -242,27 +280,49 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	e.SetUnread(loaded.Unread)
 	e.SetServing(false, "riff-server starts")
 	server := riffengine.NewServer(e, riffengine.NoSignIn{})
-	ln, err := net.Listen("tcp", s.listen)
-	if err != nil {
-		e.Close(err)
-		return fmt.Errorf("listen: %w", err)
-	}
 	httpServer := riffengine.HTTPServer(server, log)
 	served := make(chan error, 1)
-	go func() { served <- httpServer.Serve(ln) }()
+	listen := func(ln net.Listener) {
+		go func() { served <- httpServer.Serve(ln) }()
+		log.Info("riff-server listens on http://"+ln.Addr().String(), "target", "start", "store", storeName,
+			"position", loaded.Replayed.Last, "replay_ms", loaded.Took.Milliseconds(), "revision", revision)
+	}
+	withLease := storeName != "memory"
+	ln, err := net.Listen("tcp", s.listen)
+	portTaken := withLease && errors.Is(err, syscall.EADDRINUSE)
+	switch {
+	case portTaken:
+		log.Info("the port is taken: riff-server takes the lease and listens after its wait, when the instance there has stopped",
+			"target", "start", "listen", s.listen)
+	case err != nil:
+		e.Close(err)
+		return fmt.Errorf("listen: %w", err)
+	default:
+		listen(ln)
+	}
 	deniedCtx, stopDenied := context.WithCancel(context.Background())
 	deniedDone := make(chan struct{})
 	go func() { defer close(deniedDone); server.RunDenied(deniedCtx) }()
 	defer func() { stopDenied(); <-deniedDone }()
-	log.Info("riff-server listens on http://"+ln.Addr().String(), "target", "start", "store", storeName,
-		"position", loaded.Replayed.Last, "replay_ms", loaded.Took.Milliseconds())
 
 	shutdown := func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = httpServer.Shutdown(sctx)
 	}
-	if storeName != "memory" {
+	// failAfterLease ends the lease of a start that took it and cannot
+	// serve, so that the next instance need not wait for its age.
+	failAfterLease := func(err error) error {
+		e.Close(err)
+		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if endErr := e.EndLease(ectx); endErr != nil {
+			log.Warn("the lease is not ended", "target", "start", "error", endErr.Error())
+		}
+		shutdown()
+		return err
+	}
+	if withLease {
 		if err := e.TakeLease(ctx, riffengine.NewInstanceID(), s.leaseWait); err != nil {
 			e.Close(err)
 			shutdown()
@@ -272,13 +332,18 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 			return fmt.Errorf("lease: %w", err)
 		}
 	}
+	if portTaken {
+		ln, err := listenWhenFree(ctx, s.listen)
+		if err != nil {
+			return failAfterLease(fmt.Errorf("listen: %w", err))
+		}
+		listen(ln)
+	}
 	if err := e.MakeRiff(ctx, riffengine.NewInstanceID()); err != nil {
-		e.Close(err)
-		shutdown()
-		return fmt.Errorf("make the riff: %w", err)
+		return failAfterLease(fmt.Errorf("make the riff: %w", err))
 	}
 	e.SetServing(true, "")
-	log.Info("riff-server serves", "target", "start")
+	log.Info("riff-server serves", "target", "start", "revision", revision)
 
 	select {
 	case <-ctx.Done():
@@ -294,7 +359,11 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		}
 		log.Info("riff-server stopped", "target", "start")
 		return nil
-	case <-e.Done():
+	case <-e.Stopping():
+		if errors.Is(e.Err(), rifflog.ErrLeaseLost) {
+			return handOver(e, httpServer, log)
+		}
+		<-e.Done()
 		shutdown()
 		return fmt.Errorf("riff-server stopped: %w", e.Err())
 	case err := <-served:
@@ -304,4 +373,55 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		}
 		return fmt.Errorf("serve: %w", err)
 	}
+}
+
+// portWait is how long a new instance tries to listen on a port that the
+// old instance holds: the old one closes it when it reads the new lease
+// (each 2 s), and exits at most 10 s later.
+const portWait = 15 * time.Second
+
+// listenWhenFree listens on addr, and tries again while another process
+// holds it, for at most portWait.
+func listenWhenFree(ctx context.Context, addr string) (net.Listener, error) {
+	deadline := time.Now().Add(portWait)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			return ln, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s is still taken %s after the lease wait: another program holds it: %w", addr, portWait, err)
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// handOver is the end of an instance that read the lease of a new one:
+// the port closes at once (the calls go to the new instance), the
+// engine writes a last checkpoint that the new instance loads after its
+// wait, and the process exits, at most 10 s after it read the lease.
+func handOver(e *riffengine.Engine, httpServer *http.Server, log *slog.Logger) error {
+	log.Info("riff-server hands over: another instance took the lease; it closes its port and writes a last checkpoint", "target", "start")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		_ = httpServer.Shutdown(ctx)
+	}()
+	holder, err := e.HandOver(ctx)
+	<-closed
+	if err != nil {
+		log.Warn("riff-server wrote no last checkpoint for the new instance", "target", "start", "error", err.Error())
+		return fmt.Errorf("riff-server stopped: %w", e.Err())
+	}
+	log.Info("riff-server stopped: it handed over to the new instance", "target", "start",
+		"instance", holder.Instance, "revision", holder.Revision)
+	return nil
 }

@@ -74,12 +74,14 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Riff, error) {
 		return nil, err
 	}
 	me := build.FromBuildInfo("0.1.0")
-	loaded, err := riffengine.Load(ctx, store, riffstate.Options{Build: me.String()})
+	opts := riffstate.Options{Build: me.String()}
+	loaded, err := riffengine.Load(ctx, store, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
 		Store: store, StoreName: "directory " + path, Build: me, Logger: log,
+		StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
 	})
 	if err := e.TakeLease(ctx, riffengine.NewInstanceID(), 0); err != nil {
 		e.Close(err)
