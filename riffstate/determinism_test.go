@@ -89,7 +89,7 @@ func outcome(t testing.TB, s *State, c call) []byte {
 		} else {
 			out.Records = s.Queue(c.caller, c.cmd.kind(), "", h.Changes, c.now)
 			out.Effects.add(s.WrittenRecords(out.Records, c.now))
-			out.Reply = c.cmd.reply(s, c.caller, Done{Made: out.Records, Note: h.Note}, c.now)
+			out.Reply = c.cmd.reply(s, c.caller, Done{Made: out.Records}, c.now)
 		}
 	}
 	viewer := CallerOf(uri("ann/a001"))
