@@ -212,7 +212,8 @@ func (rf ReleaseFor) Reply(c Caller, v View, d Done, now Now) wire.ReleaseForRep
 	n, _ := d.Note.(releaseForNote)
 	return wire.ReleaseForReply{
 		Session: n.holder,
-		Text:    fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, n.thread, n.holder.Who().Short()),
+		// The session as the lead gave it, as the guide shows it.
+		Text: fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, n.thread, rf.Session),
 	}
 }
 
