@@ -424,10 +424,11 @@ func (c *Client) check(resp *http.Response, path string, raw []byte) error {
 		return &wire.Refused{Code: wire.Code(code), Reason: reason(raw), Status: resp.StatusCode}
 	}
 	if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusBadGateway {
-		return &retryable{err: &ReplyError{URL: url, Status: resp.Status, Body: cutText(reason(raw), 200), again: true}}
+		return &retryable{err: &ReplyError{URL: url, Status: resp.Status, Body: reason(raw), again: true}}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &ReplyError{URL: url, Status: resp.Status, Body: cutText(reason(raw), 200)}
+		// The text of riff-server itself: whole, as each text of riff.
+		return &ReplyError{URL: url, Status: resp.Status, Body: reason(raw)}
 	}
 	return nil
 }
@@ -465,7 +466,7 @@ func reason(raw []byte) string {
 	return strings.TrimSpace(string(raw))
 }
 
-// cutText cuts the body of an odd reply (a front end can send a whole
+// cutText cuts the body of a reply of a front end (it can send a whole
 // page) to n bytes, at the start of a rune.
 func cutText(s string, n int) string {
 	if len(s) <= n {

@@ -135,14 +135,15 @@ func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing
 				count.try(r.Header.Get(wire.HeaderCall))
 				w.Header().Set(wire.HeaderBuild, buildA)
 				w.WriteHeader(status)
-				io.WriteString(w, "riff-server: the write failed")
+				io.WriteString(w, "riff-server: the write failed "+strings.Repeat("and its text is long ", 20))
 			})
 			_, err := Send(context.Background(), c, wire.Claim{Item: "issue-12"})
 			var reply *ReplyError
 			if !errors.As(err, &reply) {
 				t.Fatalf("Send(claim) = %v; want *ReplyError", err)
 			}
-			want := fmt.Sprintf("riff-server replied %d %s to %s/v1/claim: riff-server: the write failed", status, http.StatusText(status), srv.URL)
+			want := fmt.Sprintf("riff-server replied %d %s to %s/v1/claim: riff-server: the write failed %s", status, http.StatusText(status), srv.URL,
+				strings.TrimSpace(strings.Repeat("and its text is long ", 20)))
 			if err.Error() != want {
 				t.Errorf("Send(claim) = %q; want %q", err, want)
 			}

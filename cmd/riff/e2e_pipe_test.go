@@ -79,6 +79,11 @@ func testPipe(t *testing.T, bin string) {
 		{args: []string{"who", "--long", "--all"}, whole: []string{texts.reason, "riff://mike@pangolin/acme/app?session=" + b + "&claim=issue-12&claim=issue-14"}},
 		{args: []string{"lead", "notes", "edit", "--file", "NOTES"}},
 		{args: []string{"lead", "notes"}, whole: []string{texts.body}},
+		{args: []string{"lead", "notes", "edit", "--file", "NOTES2"}},
+		{args: []string{"lead", "notes", "--history"}, whole: []string{texts.body, texts.reason}},
+		{session: b, args: []string{"step", "fail", texts.reason}},
+		{args: []string{"who", "--all"}, whole: []string{texts.reason}},
+		{session: b, args: []string{"step", "done"}},
 		{session: a, args: []string{"release", "issue-12", "--session", b}, whole: []string{"for the session " + b + "."}},
 		{session: a, args: []string{"plan", "free", "issue-14"}},
 		{args: []string{"pause"}},
@@ -86,13 +91,19 @@ func testPipe(t *testing.T, bin string) {
 		{args: []string{"server"}},
 		{args: []string{"--help"}},
 		{args: []string{"help", "post"}},
+		{args: []string{"help", "server"}},
+		{args: []string{"--version"}},
 	}
 	notes := filepath.Join(t.TempDir(), "notes.md")
 	if err := os.WriteFile(notes, []byte(texts.body+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	notes2 := filepath.Join(t.TempDir(), "notes2.md")
+	if err := os.WriteFile(notes2, []byte(texts.reason+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, step := range steps {
-		args := replaceArg(step.args, "NOTES", notes)
+		args := replaceArg(replaceArg(step.args, "NOTES2", notes2), "NOTES", notes)
 		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + server}, args...)
 		if code != exitOK {
 			t.Errorf("riff %s: exit %d, stderr %q", step.args[0], code, stderr)
