@@ -4,10 +4,12 @@ go 1.26.0
 
 require (
 	cloud.google.com/go/storage v1.70.0
+	github.com/clipperhouse/uax29/v2 v2.2.0
 	github.com/como-technologies/riff/riffclient v0.0.0
 	github.com/como-technologies/riff/riffcore v0.0.0
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/google/go-cmp v0.7.0
+	github.com/mattn/go-runewidth v0.0.31
 	github.com/peterbourgon/ff/v3 v3.4.0
 	golang.org/x/term v0.48.0
 	google.golang.org/api v0.307.0

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -191,6 +192,9 @@ type ReplyError struct {
 	URL    string
 	Status string
 	Body   string
+	// again marks a 502 or 503 of the server: a new try may get a
+	// result.
+	again bool
 }
 
 func (e *ReplyError) Error() string {
@@ -198,6 +202,19 @@ func (e *ReplyError) Error() string {
 		return fmt.Sprintf("riff-server replied %s to %s", e.Status, e.URL)
 	}
 	return fmt.Sprintf("riff-server replied %s to %s: %s", e.Status, e.URL, e.Body)
+}
+
+// FrontEndError is a reply that a front end of the server gave by itself
+// (a 5xx or 429 with no riff-build), for example Cloud Run while it has
+// no instance. A call tries it again; [Client.Facts] does not.
+type FrontEndError struct {
+	URL    string
+	Status string
+	Body   string
+}
+
+func (e *FrontEndError) Error() string {
+	return fmt.Sprintf("riff-server does not answer: the front end of %s replied %s by itself", e.URL, e.Status)
 }
 
 // Send sends one call and decodes its reply. Each try carries the same
@@ -224,10 +241,12 @@ func Send[R any](ctx context.Context, c *Client, call wire.Call[R]) (R, error) {
 }
 
 // Facts asks the server for its facts with GET /v1/server. The server
-// answers it also while it replies 503 to each other call.
+// answers it also while it replies 503 to each other call. A reply of a
+// front end (a [*FrontEndError]) gets no new try: riff server says that
+// the server does not answer, and the person runs it again.
 func (c *Client) Facts(ctx context.Context) (wire.ServerFacts, error) {
 	var facts wire.ServerFacts
-	raw, err := c.do(ctx, http.MethodGet, wire.Server{}.Path(), nil)
+	raw, err := c.doOnce(ctx, http.MethodGet, wire.Server{}.Path(), nil, false)
 	if err != nil {
 		return facts, err
 	}
@@ -254,6 +273,12 @@ func (c *Client) endpoint(path string) string {
 // do runs the tries of one call within the budget, and gives the body of
 // its reply.
 func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	return c.doOnce(ctx, method, path, body, true)
+}
+
+// doOnce is do; frontEnd says whether a reply of a front end gets a new
+// try.
+func (c *Client) doOnce(ctx context.Context, method, path string, body []byte, frontEnd bool) ([]byte, error) {
 	id := NewCallID()
 	start := c.clock.Now()
 	deadline := start.Add(c.budget)
@@ -272,7 +297,8 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]by
 		if err == nil {
 			return raw, nil
 		}
-		if !retry {
+		var front *FrontEndError
+		if !retry || !frontEnd && errors.As(err, &front) {
 			return nil, err
 		}
 		last = err
@@ -365,38 +391,44 @@ func (r *retryable) Error() string { return r.err.Error() }
 
 // check reads the status and the headers of a reply: the build, a
 // refusal, a reply to try again.
+//
+// A reply with no riff-build came from a front end of the server, not
+// from riff-server: Cloud Run replies 500 or 429 by itself for a few
+// seconds after an old instance exits, and 502 while it moves one. Each
+// such 5xx or 429 is tried again, as a 503 of riff-server is. A 500 or
+// 429 that names a build is the server's own answer: no new try.
 func (c *Client) check(resp *http.Response, path string, raw []byte) error {
 	url := c.endpoint(path)
 	busy := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
-	again := resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable ||
-		resp.StatusCode == http.StatusTooManyRequests
 	header := resp.Header.Get(wire.HeaderBuild)
-	if header == "" && !busy {
+	if header == "" && busy {
+		return &retryable{err: &FrontEndError{URL: url, Status: resp.Status, Body: cutText(reason(raw), 200)}}
+	}
+	if header == "" {
 		return &MismatchError{Client: c.build,
 			Text: fmt.Sprintf("no riff build in the reply: status %s from %s", resp.Status, url)}
 	}
-	if header != "" {
-		server, err := build.ParseBuild(header)
-		if err != nil {
-			return &MismatchError{Client: c.build,
-				Text: fmt.Sprintf("no riff build in the reply: riff-build %q with status %s from %s", header, resp.Status, url)}
-		}
-		c.mu.Lock()
-		c.replied = true
-		c.mu.Unlock()
-		if text := build.MismatchError(server, c.build); text != "" {
-			return &MismatchError{Server: &server, Client: c.build, Text: text}
-		}
-		c.note(server)
+	server, err := build.ParseBuild(header)
+	if err != nil {
+		return &MismatchError{Client: c.build,
+			Text: fmt.Sprintf("no riff build in the reply: riff-build %q with status %s from %s", header, resp.Status, url)}
 	}
+	c.mu.Lock()
+	c.replied = true
+	c.mu.Unlock()
+	if text := build.MismatchError(server, c.build); text != "" {
+		return &MismatchError{Server: &server, Client: c.build, Text: text}
+	}
+	c.note(server)
 	if code := resp.Header.Get(wire.HeaderRefused); code != "" {
 		return &wire.Refused{Code: wire.Code(code), Reason: reason(raw), Status: resp.StatusCode}
 	}
-	if again {
-		return &retryable{err: &ReplyError{URL: url, Status: resp.Status, Body: cutText(reason(raw), 200)}}
+	if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusBadGateway {
+		return &retryable{err: &ReplyError{URL: url, Status: resp.Status, Body: reason(raw), again: true}}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &ReplyError{URL: url, Status: resp.Status, Body: cutText(reason(raw), 200)}
+		// The text of riff-server itself: whole, as each text of riff.
+		return &ReplyError{URL: url, Status: resp.Status, Body: reason(raw)}
 	}
 	return nil
 }
@@ -434,9 +466,14 @@ func reason(raw []byte) string {
 	return strings.TrimSpace(string(raw))
 }
 
+// cutText cuts the body of a reply of a front end (it can send a whole
+// page) to n bytes, at the start of a rune.
 func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

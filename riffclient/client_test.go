@@ -51,6 +51,8 @@ func TestSendRetriesWithOneCallID(t *testing.T) {
 		{name: "503", faults: []string{"503"}, waits: []time.Duration{250 * time.Millisecond}},
 		{name: "502 then 429", faults: []string{"502", "429"}, waits: []time.Duration{250 * time.Millisecond, 500 * time.Millisecond}},
 		{name: "cut", faults: []string{"cut"}, waits: []time.Duration{250 * time.Millisecond}},
+		{name: "500 and 429 of Cloud Run", faults: []string{"500", "429", "500"},
+			waits: []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second}, line: true},
 		{name: "many, wait grows to 5 s", faults: []string{"503", "cut", "503", "502", "429", "503", "cut"},
 			waits: []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
 				4 * time.Second, 5 * time.Second, 5 * time.Second},
@@ -77,8 +79,11 @@ func TestSendRetriesWithOneCallID(t *testing.T) {
 					case "502":
 						w.WriteHeader(http.StatusBadGateway)
 					case "429":
-						w.Header().Set(wire.HeaderBuild, buildA)
+						// Cloud Run: no riff-build.
 						w.WriteHeader(http.StatusTooManyRequests)
+					case "500":
+						w.WriteHeader(http.StatusInternalServerError)
+						io.WriteString(w, "The request was aborted because there was no available instance.")
 					}
 					return
 				}
@@ -117,6 +122,58 @@ func TestSendRetriesWithOneCallID(t *testing.T) {
 				t.Errorf("out = %q; want %q", got, wantOut)
 			}
 		})
+	}
+}
+
+// TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain: such
+// a reply is the server's own answer, not one of Cloud Run.
+func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing.T) {
+	for _, status := range []int{http.StatusInternalServerError, http.StatusTooManyRequests} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			count := newCounter()
+			c, clock, _, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				count.try(r.Header.Get(wire.HeaderCall))
+				w.Header().Set(wire.HeaderBuild, buildA)
+				w.WriteHeader(status)
+				io.WriteString(w, "riff-server: the write failed "+strings.Repeat("and its text is long ", 20))
+			})
+			_, err := Send(context.Background(), c, wire.Claim{Item: "issue-12"})
+			var reply *ReplyError
+			if !errors.As(err, &reply) {
+				t.Fatalf("Send(claim) = %v; want *ReplyError", err)
+			}
+			want := fmt.Sprintf("riff-server replied %d %s to %s/v1/claim: riff-server: the write failed %s", status, http.StatusText(status), srv.URL,
+				strings.TrimSpace(strings.Repeat("and its text is long ", 20)))
+			if err.Error() != want {
+				t.Errorf("Send(claim) = %q; want %q", err, want)
+			}
+			if len(clock.Waits()) != 0 || len(count.tries) != 1 {
+				t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
+			}
+		})
+	}
+}
+
+// TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesNotAnswer:
+// riff server asks once, and says to run it again.
+func TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesNotAnswer(t *testing.T) {
+	count := newCounter()
+	c, clock, _, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		count.try(r.Header.Get(wire.HeaderCall))
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, "The request was aborted because there was no available instance.")
+	})
+	_, err := c.Facts(context.Background())
+	var front *FrontEndError
+	if !errors.As(err, &front) {
+		t.Fatalf("Facts = %v; want *FrontEndError", err)
+	}
+	want := "riff-server does not answer: the front end of " + srv.URL + "/v1/server replied 500 Internal Server Error by itself"
+	if err.Error() != want {
+		t.Errorf("Facts = %q; want %q", err, want)
+	}
+	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
+		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
 	}
 }
 
@@ -241,7 +298,7 @@ func TestBuildCheck(t *testing.T) {
 	}{
 		{name: "same build", header: buildA, status: 200, calls: 2},
 		{name: "newer server: one note", header: "0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z", status: 200, calls: 3,
-			wantOut: "riff: riff-server runs build 0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z; this riff runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z. Run riff update when you can.\n"},
+			wantOut: "riff: riff-server runs build 0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z; this riff runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z. Update riff on this machine when you can.\n"},
 		{name: "older server: one note", header: buildOlder, status: 200, calls: 2,
 			wantOut: "riff: riff-server runs build 0.4.0 929605821e54 2026-09-27T22:03:01Z; this riff runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z. Update riff-server when you can.\n"},
 		{name: "lines that cannot talk", header: buildOld, status: 200, calls: 1,

@@ -95,10 +95,15 @@ func (c *Client) follow(ctx context.Context, path string, f follower) error {
 		var refused *wire.Refused
 		var reach *ReachError
 		var bad *MismatchError
+		var answer *ReplyError
 		switch {
 		case err == nil:
 			// The server ended the stream.
 		case errors.As(err, &refused), errors.As(err, &reach):
+			return err
+		case errors.As(err, &answer) && !answer.again:
+			// The server's own answer (it names its build), not a 503:
+			// a new open gets the same answer.
 			return err
 		case errors.As(err, &bad):
 			if !mismatch {

@@ -290,3 +290,118 @@ func TestWatchReconnects(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// cloudRun answers the first tries of each path as Cloud Run does while
+// it has no instance: a status with no riff-build. Then h answers.
+func cloudRun(h http.Handler, faults map[string][]int) http.HandlerFunc {
+	var mu sync.Mutex
+	return func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		left := faults[r.URL.Path]
+		if len(left) > 0 {
+			faults[r.URL.Path] = left[1:]
+		}
+		mu.Unlock()
+		if len(left) > 0 {
+			w.WriteHeader(left[0])
+			fmt.Fprint(w, "The request was aborted because there was no available instance.")
+			return
+		}
+		h.ServeHTTP(w, r)
+	}
+}
+
+// TestGivenA500Or429OfCloudRunWhenAStreamOpensThenItOpensAgain: the tail
+// and the watch try again as after a 503, also in the catch-up read.
+func TestGivenA500Or429OfCloudRunWhenAStreamOpensThenItOpensAgain(t *testing.T) {
+	t.Run("tail", func(t *testing.T) {
+		f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){
+			func(s *stream) { s.waitRead(); s.post(true); s.block() },
+		}}
+		srv := newServer(t, cloudRun(f, map[string][]int{
+			"/v1/tail": {http.StatusInternalServerError, http.StatusTooManyRequests},
+			"/v1/read": {http.StatusInternalServerError},
+		}))
+		u, _ := url.Parse(srv.URL)
+		c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var got []string
+		err := c.Tail(ctx, wire.Tail{Thread: "acme/app"}, func(e Event) error {
+			if e.Type == wire.EventMessage {
+				got = append(got, fmt.Sprint(e.Message.Seq))
+				cancel()
+				return nil
+			}
+			got = append(got, e.Type)
+			return nil
+		})
+		if err != nil || ctx.Err() == context.DeadlineExceeded {
+			t.Fatalf("Tail = %v, %v; shown %v", err, ctx.Err(), got)
+		}
+		if diff := cmp.Diff([]string{"down", "back", "1"}, got); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("watch", func(t *testing.T) {
+		f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){
+			func(s *stream) {
+				s.send(wire.Event{Type: wire.EventWake, Wake: &wire.Wake{Thread: "acme/app", Seq: 7, From: "mike/a6cf"}})
+				s.block()
+			},
+		}}
+		srv := newServer(t, cloudRun(f, map[string][]int{
+			"/v1/watch": {http.StatusTooManyRequests, http.StatusInternalServerError},
+		}))
+		u, _ := url.Parse(srv.URL)
+		c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var got []string
+		err := c.Watch(ctx, wire.Watch{}, func(e Event) error {
+			if e.Type == wire.EventWake {
+				got = append(got, fmt.Sprintf("wake %d", e.Wake.Seq))
+				cancel()
+				return nil
+			}
+			got = append(got, e.Type)
+			return nil
+		})
+		if err != nil || ctx.Err() == context.DeadlineExceeded {
+			t.Fatalf("Watch = %v, %v; shown %v", err, ctx.Err(), got)
+		}
+		if diff := cmp.Diff([]string{"down", "back", "wake 7"}, got); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestGivenA500WithABuildWhenAStreamOpensThenItEnds: the server's own
+// answer ends the watch with it; no new open.
+func TestGivenA500WithABuildWhenAStreamOpensThenItEnds(t *testing.T) {
+	var mu sync.Mutex
+	opens := 0
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		opens++
+		mu.Unlock()
+		w.Header().Set(wire.HeaderBuild, buildA)
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "riff-server: the store failed")
+	})
+	u, _ := url.Parse(srv.URL)
+	clock := newFakeClock()
+	c := New(u, Options{Build: mustBuild(t, buildA), Clock: clock})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.Watch(ctx, wire.Watch{}, func(Event) error { return nil })
+	var reply *ReplyError
+	if !errors.As(err, &reply) || reply.Status != "500 Internal Server Error" {
+		t.Fatalf("Watch = %v; want the 500 of the server", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opens != 1 || len(clock.Waits()) != 0 {
+		t.Errorf("opens %d, waits %v; want one open and no wait", opens, clock.Waits())
+	}
+}

@@ -207,7 +207,8 @@ func (rf ReleaseFor) Reply(c Caller, v View, d Done, now Now) wire.ReleaseForRep
 	released, _ := madeOf[record.Released](d)
 	return wire.ReleaseForReply{
 		Session: released.Session,
-		Text:    fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, released.Thread, released.Session.Who().Short()),
+		// The session as the lead gave it, as the guide shows it.
+		Text: fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, released.Thread, rf.Session),
 	}
 }
 

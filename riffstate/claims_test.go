@@ -268,6 +268,23 @@ func TestOnlyTheLeadReleasesForAnotherSessionOfItsUser(t *testing.T) {
 	})
 }
 
+// TestGivenAStartOfTheIDWhenTheLeadReleasesForASessionThenTheReplyNamesTheSessionAsGiven:
+// the guide's "riff release issue-12 --session 068a2cc2" replies "for the
+// session 068a2cc2".
+func TestGivenAStartOfTheIDWhenTheLeadReleasesForASessionThenTheReplyNamesTheSessionAsGiven(t *testing.T) {
+	f := given(t, member("ann/lead", false), member("ann/wrk1abcd", true), leadRec("ann", "ann/lead", repo),
+		claimRec("ann/wrk1abcd", repo, "issue-12"))
+	reply, _ := f.mustRun("ann/lead", releaseFor("", "issue-12", "wrk1ab"))
+	r, ok := reply.(wire.ReleaseForReply)
+	if !ok {
+		t.Fatalf("reply = %T", reply)
+	}
+	want := "You released issue-12 in o/repo for the session wrk1ab. The item is free."
+	if r.Text != want {
+		t.Errorf("reply = %q; want %q", r.Text, want)
+	}
+}
+
 func TestALeadReleasesForOnlyTheSessionsOfItsUser(t *testing.T) {
 	given(t, member("ann/lead", false), member("bob/bwk1", true), leadRec("ann", "ann/lead", repo),
 		claimRec("bob/bwk1", repo, "issue-12")).

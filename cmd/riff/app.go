@@ -35,6 +35,9 @@ type system struct {
 	stderr   io.Writer
 	getwd    func() (string, error)
 	hostname func() (string, error)
+	// account gives the user name of the account of the process
+	// (os/user); nil is no account.
+	account  func() (string, error)
 	build    build.Build
 	loc      *time.Location
 	now      func() time.Time
@@ -128,6 +131,7 @@ func (c *cli) words(err error) string {
 	var reach *riffclient.ReachError
 	var noReply *riffclient.NoReplyError
 	var reply *riffclient.ReplyError
+	var front *riffclient.FrontEndError
 	var where *whereError
 	var gitErr *gitError
 	var nameErr *name.Error
@@ -139,6 +143,8 @@ func (c *cli) words(err error) string {
 		return noReply.Error()
 	case errors.As(err, &reply):
 		return clean(reply.Error())
+	case errors.As(err, &front):
+		return clean(front.Error())
 	case errors.As(err, &where):
 		return where.Error()
 	case errors.As(err, &gitErr):
@@ -209,10 +215,11 @@ func (c *cli) setup() error {
 	if color == "" {
 		color = "auto"
 	}
+	// Through a pipe the width is 0: each line comes whole.
 	tty, width := c.terminal(c.stdout)
 	errTTY, _ := c.terminal(c.stderr)
 	if !tty {
-		width = 80
+		width = 0
 	}
 	var on, errOn bool
 	switch color {
@@ -269,9 +276,9 @@ func (n *noteWriter) Write(p []byte) (int, error) {
 // me gives the URI of the caller: the session of --session or
 // RIFF_SESSION, else the person, at the place of the working directory.
 func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
-	user := c.env("USER")
-	if err := name.CheckUser(user); err != nil {
-		return name.SessionURI{}, knownf("riff cannot tell who you are: $USER is %q. Set USER to your user name", user)
+	user, err := c.user()
+	if err != nil {
+		return name.SessionURI{}, err
 	}
 	host := c.env("RIFF_HOST")
 	if host == "" {
@@ -312,6 +319,26 @@ func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
 		u.Worktree = ""
 	}
 	return u, nil
+}
+
+// user gives the user name of the caller: $USER, else $LOGNAME, else the
+// account of the process, the first that a URI can hold. Many containers
+// and services set neither variable. With none, riff refuses to guess.
+func (c *cli) user() (string, error) {
+	userVar, logname := c.env("USER"), c.env("LOGNAME")
+	account := ""
+	if c.account != nil {
+		if a, err := c.account(); err == nil {
+			account = a
+		}
+	}
+	for _, u := range []string{userVar, logname, account} {
+		if name.CheckUser(u) == nil {
+			return u, nil
+		}
+	}
+	return "", knownf("riff cannot tell who you are: $USER is %q, $LOGNAME is %q and the account of this process is %q. Set USER to your user name",
+		userVar, logname, account)
 }
 
 // serverURL gives the URL of the server as the person named it.

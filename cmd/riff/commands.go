@@ -63,8 +63,10 @@ type command struct {
 	run     func(ctx context.Context, args []string) error
 }
 
-// The headings of riff --help, in order.
-var headings = []string{"Get started", "Work in the riff", "Lead", "Other"}
+// The headings of riff --help, in order: the guide's ("Find a
+// command"). A heading with no command yet (Pull requests, Members) does
+// not show.
+var headings = []string{"Get started", "Work in the riff", "Pull requests", "Lead", "Members"}
 
 func (c *cli) commands() map[string]command {
 	return map[string]command{
@@ -85,7 +87,7 @@ func (c *cli) commands() map[string]command {
 		"resume":  {heading: "Lead", usage: "resume [--riff | --repo OWNER/REPO]", short: "resume your repository or the riff", long: helpResume, run: c.pauseCmd(false)},
 		"lead":    {heading: "Lead", usage: "lead --session ID | lead notes [edit [--file F]] [--history]", short: "name the lead, or show and edit its notes", long: helpLead, run: c.lead},
 		"plan":    {heading: "Lead", usage: "plan hold ITEM REASON | plan free ITEM", short: "hold an item from the workers, or free it", long: helpPlan, run: c.plan},
-		"help":    {heading: "Other", usage: "help [COMMAND | server]", short: "show the help of a command", long: helpHelp, run: c.helpCmd},
+		"help":    {heading: "Get started", usage: "help [COMMAND | server]", short: "show the help of a command", long: helpHelp, run: c.helpCmd},
 	}
 }
 
@@ -246,32 +248,103 @@ func detailColor(state string, gone bool) string {
 }
 
 // table writes rows with their columns aligned; the last column has no
-// padding.
+// padding. Through a pipe each cell is whole, so a row can pass the
+// width of a terminal. In a terminal the table fits the width: the
+// widest column narrows first, down to the width of its heading, and a
+// cell longer than its column is wrapped in it, so no word is cut.
 func (c *cli) table(rows [][]part) {
-	var widths []int
+	widths := columnWidths(rows, c.out.width)
 	for _, row := range rows {
-		for i, p := range row {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], len([]rune(p.text)))
-		}
-	}
-	for _, row := range rows {
-		var parts []part
 		last := len(row) - 1
 		for last > 0 && row[last].text == "" {
 			last--
 		}
+		cellLines := make([][]string, last+1)
+		height := 1
 		for i, p := range row[:last+1] {
-			if i < last {
-				parts = append(parts, part{text: p.text, color: p.color}, plain(strings.Repeat(" ", widths[i]-len([]rune(p.text))+2)))
-			} else {
-				parts = append(parts, p)
+			width := widths[i]
+			if c.out.width <= 0 {
+				width = 0
+			}
+			cellLines[i] = wrap(p.text, width)
+			height = max(height, len(cellLines[i]))
+		}
+		for k := range height {
+			var parts []part
+			for i, lines := range cellLines {
+				text := ""
+				if k < len(lines) {
+					text = lines[k]
+				}
+				if i == len(cellLines)-1 {
+					parts = append(parts, colored(row[i].color, text))
+					break
+				}
+				parts = append(parts, colored(row[i].color, text), plain(strings.Repeat(" ", max(0, widths[i]-cells(text))+tableGap)))
+			}
+			// A wrapped row has empty cells at its end: no trailing spaces.
+			for len(parts) > 0 && strings.TrimSpace(parts[len(parts)-1].text) == "" {
+				parts = parts[:len(parts)-1]
+			}
+			c.out.line(parts...)
+		}
+	}
+}
+
+// tableGap is the space between two columns of a table.
+const tableGap = 2
+
+// minCell is the width under which the last column of a table narrows
+// only with the others.
+const minCell = 16
+
+// columnWidths gives the width in cells of each column of rows: the
+// widest cell, and in a terminal of width cells (more than 0) less, so
+// that the table fits. The first row is the heading: no column gets
+// narrower than its heading.
+func columnWidths(rows [][]part, width int) []int {
+	var widths, floors []int
+	for r, row := range rows {
+		for i, p := range row {
+			if i >= len(widths) {
+				widths, floors = append(widths, 0), append(floors, 1)
+			}
+			widths[i] = max(widths[i], cells(p.text))
+			if r == 0 {
+				floors[i] = max(1, cells(p.text))
 			}
 		}
-		c.out.line(parts...)
 	}
+	if width <= 0 || len(widths) == 0 {
+		return widths
+	}
+	total := tableGap * (len(widths) - 1)
+	for _, w := range widths {
+		total += w
+	}
+	// The last column (DETAIL) narrows first, to minCell; then the
+	// widest column, so that a name breaks only in a narrow terminal.
+	last := len(widths) - 1
+	for total > width && widths[last] > max(floors[last], minCell) {
+		widths[last]--
+		total--
+	}
+	for total > width {
+		widest := -1
+		for i, w := range widths {
+			if w > floors[i] && (widest < 0 || w > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			// Each column is at its heading: the table cannot be
+			// narrower.
+			break
+		}
+		widths[widest]--
+		total--
+	}
+	return widths
 }
 
 func (c *cli) threads(ctx context.Context, args []string) error {
@@ -376,7 +449,7 @@ func (c *cli) page(page wire.ThreadPage) {
 		c.out.line(colored(yellow, fmt.Sprintf("riff: %d messages are lost. The server keeps only the last messages of a thread.", page.Lost)))
 	}
 	for _, m := range page.Messages {
-		c.out.line(c.messageLine(m)...)
+		c.out.hanging(messageIndent, c.messageLine(m)...)
 	}
 }
 
@@ -893,3 +966,7 @@ func (c *cli) editText(ctx context.Context, text string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// messageIndent is the indent of the next lines of a message of riff
+// read that a terminal wraps: under its number.
+const messageIndent = 4

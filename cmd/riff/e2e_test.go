@@ -113,6 +113,9 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("no-server", func(t *testing.T) { testNoServer(t, bin) })
 	t.Run("tail-restart", func(t *testing.T) { testTailRestart(t, bin) })
 	t.Run("tail-lost", func(t *testing.T) { testTailLost(t, bin) })
+	t.Run("pipe", func(t *testing.T) { testPipe(t, bin) })
+	t.Run("no-user-env", func(t *testing.T) { testNoUserEnv(t, bin) })
+	t.Run("terminal", func(t *testing.T) { testTerminal(t, bin) })
 }
 
 // testScenario runs the scenario of the guide against srv with --color

@@ -23,8 +23,11 @@ type fakeServer struct {
 	// signIn refuses the facts of the server, as a riff with sign-in
 	// does to a person who is not signed in.
 	signIn bool
-	mu     sync.Mutex
-	calls  []string
+	// frontEnd answers as Cloud Run with no instance: 500 with no
+	// riff-build, then each later call as the server.
+	frontEnd int
+	mu       sync.Mutex
+	calls    []string
 }
 
 func (f *fakeServer) Calls() []string {
@@ -51,7 +54,16 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.calls = append(f.calls, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+string(body)))
+	front := f.frontEnd > 0
+	if front {
+		f.frontEnd--
+	}
 	f.mu.Unlock()
+	if front {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, "The request was aborted because there was no available instance.")
+		return
+	}
 	w.Header().Set(wire.HeaderBuild, f.build)
 	var fields map[string]any
 	_ = json.Unmarshal(body, &fields)
@@ -175,7 +187,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		enc.Encode(wire.TextReply{Text: fmt.Sprintf("The notes of the lead of mike in acme/app have %d characters now.", len(str("text")))})
 	case "/v1/server":
 		if f.signIn {
-			refuse(w, wire.NoToken, "this riff has sign-in: the call has no token. Run riff login.")
+			refuse(w, wire.NoToken, "this riff has sign-in: the call has no token.")
 			return
 		}
 		enc.Encode(wire.ServerFacts{Build: f.build, Serves: true, Position: 1234, LastWriteAgoMs: 3000, LastWriteTookMs: 45,

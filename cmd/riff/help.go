@@ -37,8 +37,8 @@ func (c *cli) usage(w io.Writer) {
 }
 
 // commandOrder is the order of the commands under their headings.
-var commandOrder = []string{"whoami", "who", "server", "threads", "read", "post", "tell", "tail",
-	"claim", "release", "status", "blocked", "step", "pause", "resume", "lead", "plan", "help"}
+var commandOrder = []string{"whoami", "who", "server", "help", "threads", "read", "post", "tell", "tail",
+	"claim", "release", "status", "blocked", "step", "lead", "plan", "pause", "resume"}
 
 func order(n string) int {
 	for i, o := range commandOrder {

@@ -130,3 +130,41 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenUserUnsetWhenRiffNamesTheCallerThenItTakesLognameThenTheAccount:
+// $USER, then $LOGNAME, then the account of the process, the first that
+// a URI can hold; with none, the clear error and no call.
+func TestGivenUserUnsetWhenRiffNamesTheCallerThenItTakesLognameThenTheAccount(t *testing.T) {
+	noAccount := func() (string, error) { return "", errors.New("no account") }
+	tests := []struct {
+		name    string
+		env     map[string]string
+		account func() (string, error)
+		want    string
+		wantErr string
+	}{
+		{name: "USER wins", env: map[string]string{"USER": "mike", "LOGNAME": "lena"}, account: func() (string, error) { return "root", nil }, want: "mike"},
+		{name: "LOGNAME after an empty USER", env: map[string]string{"LOGNAME": "lena"}, account: func() (string, error) { return "root", nil }, want: "lena"},
+		{name: "the account after both", env: map[string]string{}, account: func() (string, error) { return "svc-riff", nil }, want: "svc-riff"},
+		{name: "a USER that no URI holds", env: map[string]string{"USER": "Mike Smith", "LOGNAME": "mike"}, account: noAccount, want: "mike"},
+		{name: "none", env: map[string]string{"USER": "", "LOGNAME": "a b"}, account: noAccount,
+			wantErr: `riff cannot tell who you are: $USER is "", $LOGNAME is "a b" and the account of this process is "". Set USER to your user name`},
+		{name: "an account that no URI holds", env: map[string]string{}, account: func() (string, error) { return `CORP\mike`, nil },
+			wantErr: `riff cannot tell who you are: $USER is "", $LOGNAME is "" and the account of this process is "CORP\\mike". Set USER to your user name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cli{system: &system{env: func(k string) string { return tt.env[k] }, account: tt.account}}
+			got, err := c.user()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("user() = %q, %v; want the error %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("user() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"syscall"
 	"time"
 
@@ -42,6 +43,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 		stderr:   stderr,
 		getwd:    os.Getwd,
 		hostname: os.Hostname,
+		account:  accountName,
 		build:    build.FromBuildInfo(versionOf()),
 		loc:      time.Local,
 		now:      time.Now,
@@ -61,6 +63,15 @@ func isTerminal(w io.Writer) (bool, int) {
 		width = 80
 	}
 	return true, width
+}
+
+// accountName gives the user name of the account of the process.
+func accountName() (string, error) {
+	u, err := user.Current()
+	if err != nil {
+		return "", err
+	}
+	return u.Username, nil
 }
 
 // versionOf gives the version that -ldflags set, or defaultVersion.

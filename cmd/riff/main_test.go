@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,8 @@ type golden struct {
 	// signIn makes the fake server a riff with sign-in: it refuses its
 	// facts to riff, which sends no token.
 	signIn bool
+	// frontEnd is the number of calls that get the 500 of Cloud Run.
+	frontEnd int
 }
 
 // goldenCases are the commands of the guide. The same cases run against
@@ -94,6 +97,8 @@ func goldenCases() []golden {
 		{name: "server-local-same", args: []string{"server"}, local: "same"},
 		{name: "server-no-answer", args: []string{"--server", "127.0.0.1:1", "server"}, local: "other", color: true},
 		{name: "server-sign-in", args: []string{"server"}, signIn: true, color: true},
+		{name: "server-front-end", args: []string{"server"}, frontEnd: 1},
+		{name: "claim-front-end", args: []string{"claim", "issue-12"}, frontEnd: 2},
 		{name: "server-newer", args: []string{"server"}, serverBuild: "0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z", color: true},
 		{name: "server-old", args: []string{"server"}, serverBuild: "0.2.0 929605821e54 2026-09-27T22:03:01Z", color: true},
 		{name: "who-newer-server", args: []string{"who"}, serverBuild: "0.4.5 aaaaaaaaaaaa 2026-09-28T20:10:44Z", color: true},
@@ -291,6 +296,7 @@ func TestGoldenFake(t *testing.T) {
 			for _, color := range variants {
 				fake.mu.Lock()
 				fake.calls = nil
+				fake.frontEnd = g.frontEnd
 				fake.mu.Unlock()
 				full := append([]string{"--color", color}, args...)
 				stdout, stderr, code := run(t, g, full)
@@ -360,5 +366,89 @@ func TestSameRiff(t *testing.T) {
 				t.Errorf("sameRiff(%s, %s) = %v; want %v", a, b, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide:
+// riff --help groups each command under a heading of the guide's "Find a
+// command", in the guide's order.
+func TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide(t *testing.T) {
+	guide := []string{"Get started", "Work in the riff", "Pull requests", "Lead", "Members"}
+	c := &cli{system: &system{}}
+	var out strings.Builder
+	c.usage(&out)
+	var shown []string
+	listed := map[string]bool{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		switch {
+		case strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " "):
+			shown = append(shown, strings.TrimSuffix(line, ":"))
+		case strings.HasPrefix(line, "  ") && len(shown) > 0:
+			listed[strings.Fields(line)[0]] = true
+		}
+	}
+	at := 0
+	for _, h := range shown {
+		for at < len(guide) && guide[at] != h {
+			at++
+		}
+		if at == len(guide) {
+			t.Errorf("riff --help shows the headings %q; want only headings of the guide %q, in its order", shown, guide)
+			break
+		}
+	}
+	for n := range c.commands() {
+		if !listed[n] {
+			t.Errorf("riff --help does not list the command %s under a heading", n)
+		}
+	}
+}
+
+// runRE finds a command that a text tells a person to run: "Run riff X",
+// "run riff X" or "`riff X".
+var runRE = regexp.MustCompile("(?:[Rr]un |`)riff ([a-z][a-z-]*)")
+
+// TestGivenEachTextOfRiffWhenItSaysWhatToRunThenTheCommandExists: no
+// output of riff, of the fake server or of the real riff-server (the
+// golden files) tells a person to run a command that riff does not have,
+// such as riff update or riff login. A text that the command line of
+// the case gave (a reason of riff blocked) is the person's own.
+func TestGivenEachTextOfRiffWhenItSaysWhatToRunThenTheCommandExists(t *testing.T) {
+	c := &cli{system: &system{}}
+	commands := c.commands()
+	var help strings.Builder
+	c.usage(&help)
+	texts := map[string]string{"riff --help": help.String()}
+	for n, cmd := range commands {
+		texts["riff help "+n] = cmd.long
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.golden"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+	}
+	for where, text := range texts {
+		given := ""
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "$ riff ") {
+				given = line
+				continue
+			}
+			if strings.HasPrefix(line, "POST ") || strings.HasPrefix(line, "GET ") {
+				continue
+			}
+			for _, m := range runRE.FindAllStringSubmatch(line, -1) {
+				if _, ok := commands[m[1]]; ok || strings.Contains(given, "riff "+m[1]) && strings.Contains(given, strings.TrimPrefix(m[0], "`")) {
+					continue
+				}
+				t.Errorf("%s tells to run riff %s, which riff does not have: %q", where, m[1], line)
+			}
+		}
 	}
 }

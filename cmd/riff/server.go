@@ -37,6 +37,7 @@ func (c *cli) server(ctx context.Context, args []string) error {
 	facts, err := c.client.Facts(ctx)
 	var mismatch *riffclient.MismatchError
 	var refused *wire.Refused
+	var front *riffclient.FrontEndError
 	var act string
 	var actColor string
 	failed := false
@@ -66,7 +67,13 @@ func (c *cli) server(ctx context.Context, args []string) error {
 		// signed in: riff sends no token.
 		failed = true
 		lines = append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
-		act, actColor = "Run riff login.", red
+		act, actColor = noSignInAct, red
+	case errors.As(err, &front):
+		// Cloud Run answered by itself: riff server asks once, and the
+		// person runs it again (the guide's "A restart with a bucket").
+		failed = true
+		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
+		act, actColor = "Run riff server again in a few seconds.", red
 	default:
 		failed = true
 		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
@@ -82,6 +89,14 @@ func (c *cli) server(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// The last lines of riff server that say what to run. The guide names
+// riff update and riff login there; neither command exists yet, so the
+// line says what to do in their place (docs/cli.md).
+const (
+	updateRiffAct = "Update riff on this machine."
+	noSignInAct   = "This riff has sign-in, and this build of riff cannot sign in yet. Name a riff with no sign-in with --server."
+)
 
 // noSignInFact is the sign-in of a riff that gives its facts to riff,
 // which sends no token: a riff with sign-in gives them only to a person
@@ -175,7 +190,7 @@ func (c *cli) releaseFact(sb build.Build) (fact, string, string) {
 		return fact{key: "  release", value: "v" + sb.Version.String(), extra: "same build ✓", extraColor: green}, "", ""
 	}
 	if text := build.MismatchError(sb, c.build); text != "" {
-		act := "Run riff update."
+		act := updateRiffAct
 		if build.Older(sb, c.build) == build.Server {
 			act = "Update riff-server."
 		}
@@ -184,7 +199,7 @@ func (c *cli) releaseFact(sb build.Build) (fact, string, string) {
 	act := ""
 	switch build.Older(sb, c.build) {
 	case build.Client:
-		act = "Run riff update."
+		act = updateRiffAct
 	case build.Server:
 		act = "Update riff-server when you can."
 	}

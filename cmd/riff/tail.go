@@ -123,9 +123,12 @@ func (c *cli) block(m wire.Message, day string) string {
 		parts = append(parts, colored(yellow, "  not verified"))
 	}
 	parts = append(parts, plain(fmt.Sprintf("  #%d", m.Seq)))
-	c.out.line(parts...)
+	c.out.hanging(len(bodyIndent), parts...)
 	body := kindMark(m.Kind) + cleanLines(m.Body)
-	width := max(20, c.out.width-len(bodyIndent))
+	width := 0
+	if c.out.width > 0 {
+		width = max(20, c.out.width-len(bodyIndent))
+	}
 	for _, line := range wrap(body, width) {
 		c.out.text(strings.TrimRight(bodyIndent+line, " "))
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clipperhouse/uax29/v2/graphemes"
+	"github.com/mattn/go-runewidth"
 )
 
 // clean removes each escape sequence and each control character from a
@@ -89,37 +92,82 @@ func csiLen(s string) int {
 	return len(s)
 }
 
-// cut cuts a line with no color to width runes, with … at the end.
-func cut(s string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(s) <= width {
-		return s
+// cells gives the width of s in the cells of a terminal: a wide
+// character takes two, a combining mark none.
+func cells(s string) int { return runewidth.StringWidth(s) }
+
+// nextLine finds where the first line of s ends when a line holds limit
+// cells: end is the end of the line, next the start of the rest (after
+// the spaces of the break). A line breaks at a run of spaces that
+// follows some text; a word longer than a line breaks between two
+// grapheme clusters, so no character is split. fits says that s fits
+// whole.
+func nextLine(s string, limit int) (end, next int, fits bool) {
+	used := 0
+	spaceAt, afterSpace := -1, -1
+	it := graphemes.FromString(s)
+	for it.Next() {
+		g := it.Value()
+		if g == " " {
+			if afterSpace != it.Start() {
+				spaceAt = it.Start()
+			}
+			afterSpace = it.End()
+			used++
+			continue
+		}
+		w := cells(g)
+		if used+w > limit {
+			switch {
+			case spaceAt > 0:
+				return spaceAt, afterSpace, false
+			case it.Start() == 0:
+				// One cluster wider than the line: it takes a line.
+				return it.End(), it.End(), false
+			}
+			return it.Start(), it.Start(), false
+		}
+		used += w
 	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
+	return len(s), len(s), true
 }
 
-// wrap breaks a text into lines of at most width runes at spaces.
+// breakLines gives the byte ranges of the lines of s in lines of width
+// cells; the lines after the first have indent cells less. A width of 0
+// or less gives s whole: a pipe gets each line whole.
+func breakLines(s string, width, indent int) [][2]int {
+	if width <= 0 || cells(s) <= width {
+		return [][2]int{{0, len(s)}}
+	}
+	if width-indent < minWrap {
+		indent = 0
+	}
+	var out [][2]int
+	start, limit := 0, width
+	for {
+		end, next, fits := nextLine(s[start:], limit)
+		out = append(out, [2]int{start, start + end})
+		if fits || start+next >= len(s) {
+			return out
+		}
+		start += next
+		limit = width - indent
+	}
+}
+
+// minWrap is the fewest cells that a wrapped line after an indent
+// keeps; with less room, the next lines start at the left edge.
+const minWrap = 10
+
+// wrap breaks a text into lines of at most width cells at spaces, each
+// line break of the text kept; a width of 0 or less keeps each line
+// whole.
 func wrap(s string, width int) []string {
 	var lines []string
 	for _, para := range strings.Split(s, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-				line += " " + word
-			default:
-				lines = append(lines, line)
-				line = word
-			}
-			for utf8.RuneCountInString(line) > width && width > 0 {
-				r := []rune(line)
-				lines = append(lines, string(r[:width]))
-				line = string(r[width:])
-			}
+		for _, r := range breakLines(para, width, 0) {
+			lines = append(lines, para[r[0]:r[1]])
 		}
-		lines = append(lines, line)
 	}
 	return lines
 }
@@ -138,8 +186,10 @@ const (
 // are not among them: they say running, a warning and an error.
 var sessionColors = [...]string{"36", "35", "34", "94", "95", "96"}
 
-// printer writes the lines of a command: it cuts each line to the width
-// and adds color when the output takes it.
+// printer writes the lines of a command and adds color when the output
+// takes it. Through a pipe (width 0) each line is written whole, as long
+// as it is: a script and an agent read each word. In a terminal a line
+// longer than the width is wrapped at spaces, never cut.
 type printer struct {
 	w     io.Writer
 	color bool
@@ -161,25 +211,42 @@ func sessionColor(key string) string {
 	return sessionColors[h.Sum32()%uint32(len(sessionColors))]
 }
 
-// line writes one line made of parts, each with its color, cut to the
-// width: the cut counts only the text.
-func (p *printer) line(parts ...part) {
-	left := p.width
-	var b strings.Builder
+// line writes one line made of parts, each with its color. In a
+// terminal it is wrapped at the width, the next lines at the left edge.
+func (p *printer) line(parts ...part) { p.hanging(0, parts...) }
+
+// hanging writes one line made of parts; in a terminal it is wrapped at
+// the width, and each next line is indented by indent cells. The wrap
+// counts only the text, not the color.
+func (p *printer) hanging(indent int, parts ...part) {
+	var whole strings.Builder
 	for _, pt := range parts {
-		if left <= 0 {
-			break
-		}
-		text := pt.text
-		if n := utf8.RuneCountInString(text); n > left {
-			text = cut(text, left)
-			left = 0
-		} else {
-			left -= n
-		}
-		b.WriteString(p.paint(pt.color, text))
+		whole.WriteString(pt.text)
 	}
-	fmt.Fprintln(p.w, b.String())
+	text := whole.String()
+	for i, r := range breakLines(text, p.width, indent) {
+		var b strings.Builder
+		if i > 0 && p.width-indent >= minWrap {
+			b.WriteString(strings.Repeat(" ", indent))
+		}
+		b.WriteString(p.paintRange(parts, r[0], r[1]))
+		fmt.Fprintln(p.w, b.String())
+	}
+}
+
+// paintRange gives the bytes from start to end of the text of parts,
+// each piece in the color of its part.
+func (p *printer) paintRange(parts []part, start, end int) string {
+	var b strings.Builder
+	at := 0
+	for _, pt := range parts {
+		from, to := max(start, at), min(end, at+len(pt.text))
+		if from < to {
+			b.WriteString(p.paint(pt.color, pt.text[from-at:to-at]))
+		}
+		at += len(pt.text)
+	}
+	return b.String()
 }
 
 // text writes a line with no color.
@@ -196,7 +263,7 @@ type part struct {
 
 func plain(s string) part        { return part{text: s} }
 func colored(c, s string) part   { return part{text: s, color: c} }
-func pad(s string, n int) string { return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s))) }
+func pad(s string, n int) string { return s + strings.Repeat(" ", max(0, n-cells(s))) }
 
 // facts writes lines of KEY VALUE with the values in one column.
 type fact struct {
@@ -213,7 +280,7 @@ func (p *printer) facts(fs []fact) { p.factsAt(fs, 0) }
 func (p *printer) factsAt(fs []fact, col int) {
 	width := 0
 	for _, f := range fs {
-		width = max(width, utf8.RuneCountInString(f.key)+2)
+		width = max(width, cells(f.key)+2)
 	}
 	width = max(width, col)
 	for _, f := range fs {
@@ -221,6 +288,6 @@ func (p *printer) factsAt(fs []fact, col int) {
 		if f.extra != "" {
 			parts = append(parts, plain("  "), colored(f.extraColor, f.extra))
 		}
-		p.line(parts...)
+		p.hanging(width, parts...)
 	}
 }

@@ -136,7 +136,7 @@ func TestDifferNote(t *testing.T) {
 		{
 			name:   "guide: the server is newer",
 			server: server043, client: client040,
-			want: "riff: riff-server runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.4.0 929605821e54 2026-09-27T22:03:01Z. Run riff update when you can.",
+			want: "riff: riff-server runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.4.0 929605821e54 2026-09-27T22:03:01Z. Update riff on this machine when you can.",
 		},
 		{
 			name:   "guide: this riff is newer on the same line",
@@ -146,12 +146,12 @@ func TestDifferNote(t *testing.T) {
 		{
 			name:   "guide: riff on the line before",
 			server: server040, client: client032,
-			want: "riff: riff-server runs build 0.4.0 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.3.2 929605821e54 2026-09-20T22:03:01Z. riff-server 0.5 will refuse riff 0.3. Run riff update soon.",
+			want: "riff: riff-server runs build 0.4.0 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.3.2 929605821e54 2026-09-20T22:03:01Z. riff-server 0.5 will refuse riff 0.3. Update riff on this machine soon.",
 		},
 		{
 			name:   "riff 0.x before riff-server 1",
 			server: Build{Version: Version{1, 2, 0}, Commit: "7213825ab1c2", Time: server040.Time}, client: client032,
-			want: "riff: riff-server runs build 1.2.0 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.3.2 929605821e54 2026-09-20T22:03:01Z. riff-server 2 will refuse riff 0.3. Run riff update soon.",
+			want: "riff: riff-server runs build 1.2.0 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.3.2 929605821e54 2026-09-20T22:03:01Z. riff-server 2 will refuse riff 0.3. Update riff on this machine soon.",
 		},
 		{
 			name:   "same version, another commit, this riff newer",
