@@ -159,3 +159,23 @@ func leadsAndPauses() []call {
 	add(CallerOf(uriIn("ann/a001", repo)), postKind("", record.MessagePlain, "to the leads", "lead=true"))
 	return out
 }
+
+func TestGivenManySessionsToForgetThenTheServerForgetsThemInTheOrderOfTheirKeys(t *testing.T) {
+	var parts []any
+	var want []string
+	for i := range 12 {
+		who := fmt.Sprintf("ann/s%03d", 11-i)
+		parts = append(parts, member(who, true))
+		want = append(want, fmt.Sprintf("ann/s%03d", i))
+	}
+	for run := range 20 {
+		f := given(t, parts...).after(31 * day)
+		var got []string
+		for _, w := range f.s.Pending().ToForget(f.now) {
+			got = append(got, w.String())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("run %d: ToForget = %v; want %v", run, got, want)
+		}
+	}
+}
