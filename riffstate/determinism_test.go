@@ -179,3 +179,16 @@ func TestGivenManySessionsToForgetThenTheServerForgetsThemInTheOrderOfTheirKeys(
 		}
 	}
 }
+
+func TestGivenTwoSessionsWithOneIDThenAnIDNamesTheSessionOfTheFirstKeyEachRun(t *testing.T) {
+	for run := range 30 {
+		f := given(t, member("bob/s001", true), member("ann/s001", true), member("carl/c001", true))
+		s, err := f.s.Written().ResolveSession("s001", "", f.now)
+		if err != nil || s.URI.Who() != whoOf("ann/s001") {
+			t.Fatalf("run %d: ResolveSession(s001) = %v, %v; want ann/s001", run, s, err)
+		}
+		if got := f.s.Written().Title(whoOf("carl/c001"), "dm:c001+s001"); got != "direct with "+uri("ann/s001").Short() {
+			t.Fatalf("run %d: the title of dm:c001+s001 = %q; want the session of ann", run, got)
+		}
+	}
+}
