@@ -159,3 +159,36 @@ func leadsAndPauses() []call {
 	add(CallerOf(uriIn("ann/a001", repo)), postKind("", record.MessagePlain, "to the leads", "lead=true"))
 	return out
 }
+
+func TestGivenManySessionsToForgetThenTheServerForgetsThemInTheOrderOfTheirKeys(t *testing.T) {
+	var parts []any
+	var want []string
+	for i := range 12 {
+		who := fmt.Sprintf("ann/s%03d", 11-i)
+		parts = append(parts, member(who, true))
+		want = append(want, fmt.Sprintf("ann/s%03d", i))
+	}
+	for run := range 20 {
+		f := given(t, parts...).after(31 * day)
+		var got []string
+		for _, w := range f.s.Pending().ToForget(f.now) {
+			got = append(got, w.String())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("run %d: ToForget = %v; want %v", run, got, want)
+		}
+	}
+}
+
+func TestGivenTwoSessionsWithOneIDThenAnIDNamesTheSessionOfTheFirstKeyEachRun(t *testing.T) {
+	for run := range 30 {
+		f := given(t, member("bob/s001", true), member("ann/s001", true), member("carl/c001", true))
+		s, err := f.s.Written().ResolveSession("s001", "", f.now)
+		if err != nil || s.URI.Who() != whoOf("ann/s001") {
+			t.Fatalf("run %d: ResolveSession(s001) = %v, %v; want ann/s001", run, s, err)
+		}
+		if got := f.s.Written().Title(whoOf("carl/c001"), "dm:c001+s001"); got != "direct with "+uri("ann/s001").Short() {
+			t.Fatalf("run %d: the title of dm:c001+s001 = %q; want the session of ann", run, got)
+		}
+	}
+}

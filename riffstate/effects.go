@@ -90,10 +90,14 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wakeOf(m, w)})
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(cleared)) {
-		w, _ := name.ParseWho(key)
-		if wake, ok := s.MissedWake(w); ok {
-			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wake})
+	if len(cleared) > 0 {
+		// In the order of the sessions: the same chunk gives the same
+		// effects.
+		for _, key := range slices.Sorted(maps.Keys(cleared)) {
+			w, _ := name.ParseWho(key)
+			if wake, ok := s.MissedWake(w); ok {
+				e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wake})
+			}
 		}
 	}
 	return e
