@@ -38,6 +38,14 @@ type handoverStore struct {
 	open func(t *testing.T) rifflog.Store
 }
 
+// storeName is how riff-server names the store in its lines.
+func (h handoverStore) storeName() string {
+	if h.dir != "" {
+		return "directory " + h.dir
+	}
+	return "bucket riff"
+}
+
 // opts gives the settings of one instance on the store.
 func (h handoverStore) opts(addr string, revision int, leaseWait string) serverOpts {
 	args := append([]string{"--revision", fmt.Sprint(revision)}, h.args...)
@@ -235,8 +243,12 @@ func TestGivenTwoInstancesWhenTheNewOneTakesTheLeaseThenReadsStatusesAndStepsSur
 	needBinary(t)
 	for kind, store := range map[string]func(*testing.T) handoverStore{"directory": dirStore, "bucket": fakeBucket} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			h := store(t)
 			a := start(t, h.opts("", 1, "0s"))
+			if listens := a.Lines()[0].Raw; !strings.Contains(listens, `"store":"`+h.storeName()) {
+				t.Fatalf("the first line %s does not name the store %q", listens, h.storeName())
+			}
 			c := client(t, a.URL)
 			send(t, c, wire.Resume{Me: uri(mikePerson), Riff: true})
 			send(t, c, wire.Join{Me: uri(annSession), Thread: "acme/app"})
@@ -377,6 +389,7 @@ func readLease(t *testing.T, st rifflog.Store) rifflog.LeaseRecord {
 // After each one the riff keeps ann's status, from the last checkpoint.
 func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *testing.T) {
 	needBinary(t)
+	t.Parallel()
 	h := dirStore(t)
 	st := h.open(t)
 	a := start(t, h.opts("", 2, "0s"))
