@@ -424,6 +424,8 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 	if r := readLease(t, st); r.Revision != 1 {
 		t.Errorf("the lease after the stop of revision 2 = %+v; want revision 1's", r)
 	}
+	wantLines(t, older, "a later revision holds the lease: this instance waits until it ends",
+		"the lease of the later revision ended: this instance takes it", "riff-server serves")
 	holdsStatus(older)
 
 	// A new instance stopped in its wait ends its lease.
