@@ -384,7 +384,9 @@ func readLease(t *testing.T, st rifflog.Store) rifflog.LeaseRecord {
 //   - a new instance stopped in its wait (SIGTERM: a failed deploy) ends
 //     its lease, and the next instance takes it at once;
 //   - a new instance killed in its wait (kill -9: a crash) leaves its
-//     lease, and an older revision takes it only once it is 90 s old.
+//     lease, and an older revision takes it only once it is 90 s old;
+//   - an older revision that waits exits at once at SIGTERM, and leaves
+//     the lease of the later one.
 //
 // After each one the riff keeps ann's status, from the last checkpoint.
 func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *testing.T) {
@@ -466,8 +468,23 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 		t.Fatalf("revision 3 did not serve in 20 s after the lease of revision 4 aged:\n%s", last.stderrText())
 	}
 	holdsStatus(last)
+
+	// An older revision that waits exits at once when it is stopped, and
+	// leaves the lease of the later one.
+	waiting := start(t, serverOpts{dir: h.dir, addr: addr, leaseWait: "1s", args: []string{"--revision", "1"}, noWait: true})
+	waitLine(t, waiting, "a later revision holds the lease: this instance waits until it ends", 20*time.Second)
+	if err := waiting.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := waiting.wait(20 * time.Second); code != 0 {
+		t.Errorf("the waiting older revision exited with %d at SIGTERM; want 0:\n%s", code, waiting.stderrText())
+	}
+	if r := readLease(t, st); r.Revision != 3 || r.Ended {
+		t.Errorf("the lease after the stop of a waiting older revision = %+v; want revision 3's, not ended", r)
+	}
+	send(t, client(t, last.URL), wire.Status{Me: uri(mikeSession), Text: "still serves"})
 	last.stop()
-	for _, s := range []*server{a, older, failed, back, last} {
+	for _, s := range []*server{a, older, failed, back, last, waiting} {
 		s.checkLines()
 	}
 }
