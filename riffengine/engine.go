@@ -177,7 +177,7 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 	if opts.TimerEvery <= 0 {
 		opts.TimerEvery = 10 * time.Second
 	}
-	if opts.StateOptions == (riffstate.Options{}) {
+	if opts.StateOptions.Build == "" {
 		// A load after the lease wait makes the state with the build of
 		// this one (a riff with sign-in sets StateOptions).
 		opts.StateOptions.Build = state.Written().Build()

@@ -168,6 +168,10 @@ func (e *Engine) takeLease(ctx context.Context, id string) (*rifflog.Lease, erro
 		lease, err := rifflog.TakeLeaseAs(ctx, e.opts.Store, id, e.opts.Revision, e.opts.Now())
 		var newer *rifflog.NewerLeaseError
 		if !errors.As(err, &newer) {
+			if err == nil && told {
+				e.log.Info("the lease of the later revision ended: this instance takes it", "target", "start", "revision", e.opts.Revision)
+				e.SetServing(false, "riff-server starts")
+			}
 			return lease, err
 		}
 		if !told {

@@ -67,15 +67,17 @@ func ReadLease(ctx context.Context, s Store) (r LeaseRecord, gen int64, ok bool,
 
 // Lease is the lease of one instance. It is safe for use by many
 // goroutines: the writer checks it around each chunk while the lease
-// loop of the server reads and renews it. One lock orders the checks
-// and the writes, so a check never compares the lease with a generation
-// that a renew is replacing (which would read as a lost lease).
+// loop of the server reads and renews it. A check holds the read side of
+// one lock for its whole read, and a write (renew, end) the write side,
+// so a check never compares the lease with a generation that a renew is
+// replacing (which would read as a lost lease), and the checks of the
+// writer and of the lease loop do not wait for each other.
 type Lease struct {
 	store    Store
 	id       string
 	revision uint64
 
-	mu  sync.Mutex
+	mu  sync.RWMutex
 	gen int64 // the generation of our last write; guarded by mu
 }
 
@@ -139,8 +141,8 @@ func (l *Lease) ID() string { return l.id }
 // Revision is the revision number that the lease names.
 func (l *Lease) Revision() uint64 { return l.revision }
 
-// write swaps the lease. The caller holds mu, or is the only one that
-// knows l (TakeLeaseAs).
+// write swaps the lease. The caller holds the write side of mu, or is
+// the only one that knows l (TakeLeaseAs).
 func (l *Lease) write(ctx context.Context, now time.Time, ended bool) error {
 	data, _ := json.Marshal(LeaseRecord{Instance: l.id, Revision: l.revision, WrittenAtMs: now.UnixMilli(), Ended: ended})
 	gen, err := l.store.Swap(ctx, LeaseName, data, l.gen)
@@ -164,8 +166,8 @@ type newestLooker interface {
 // Check reads the lease: ErrLeaseLost when another instance wrote it
 // since this instance's last write.
 func (l *Lease) Check(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.RLock()
+	defer l.mu.RUnlock()
 	if s, ok := l.store.(newestLooker); ok {
 		// The generation of this instance's last write is the newest:
 		// nobody wrote the lease since. Otherwise the read below names

@@ -38,6 +38,14 @@ type handoverStore struct {
 	open func(t *testing.T) rifflog.Store
 }
 
+// storeName is how riff-server names the store in its lines.
+func (h handoverStore) storeName() string {
+	if h.dir != "" {
+		return "directory " + h.dir
+	}
+	return "bucket riff"
+}
+
 // opts gives the settings of one instance on the store.
 func (h handoverStore) opts(addr string, revision int, leaseWait string) serverOpts {
 	args := append([]string{"--revision", fmt.Sprint(revision)}, h.args...)
@@ -235,8 +243,12 @@ func TestGivenTwoInstancesWhenTheNewOneTakesTheLeaseThenReadsStatusesAndStepsSur
 	needBinary(t)
 	for kind, store := range map[string]func(*testing.T) handoverStore{"directory": dirStore, "bucket": fakeBucket} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			h := store(t)
 			a := start(t, h.opts("", 1, "0s"))
+			if listens := a.Lines()[0].Raw; !strings.Contains(listens, `"store":"`+h.storeName()) {
+				t.Fatalf("the first line %s does not name the store %q", listens, h.storeName())
+			}
 			c := client(t, a.URL)
 			send(t, c, wire.Resume{Me: uri(mikePerson), Riff: true})
 			send(t, c, wire.Join{Me: uri(annSession), Thread: "acme/app"})
@@ -372,11 +384,14 @@ func readLease(t *testing.T, st rifflog.Store) rifflog.LeaseRecord {
 //   - a new instance stopped in its wait (SIGTERM: a failed deploy) ends
 //     its lease, and the next instance takes it at once;
 //   - a new instance killed in its wait (kill -9: a crash) leaves its
-//     lease, and an older revision takes it only once it is 90 s old.
+//     lease, and an older revision takes it only once it is 90 s old;
+//   - an older revision that waits exits at once at SIGTERM, and leaves
+//     the lease of the later one.
 //
 // After each one the riff keeps ann's status, from the last checkpoint.
 func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *testing.T) {
 	needBinary(t)
+	t.Parallel()
 	h := dirStore(t)
 	st := h.open(t)
 	a := start(t, h.opts("", 2, "0s"))
@@ -411,6 +426,8 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 	if r := readLease(t, st); r.Revision != 1 {
 		t.Errorf("the lease after the stop of revision 2 = %+v; want revision 1's", r)
 	}
+	wantLines(t, older, "a later revision holds the lease: this instance waits until it ends",
+		"the lease of the later revision ended: this instance takes it", "riff-server serves")
 	holdsStatus(older)
 
 	// A new instance stopped in its wait ends its lease.
@@ -451,8 +468,23 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 		t.Fatalf("revision 3 did not serve in 20 s after the lease of revision 4 aged:\n%s", last.stderrText())
 	}
 	holdsStatus(last)
+
+	// An older revision that waits exits at once when it is stopped, and
+	// leaves the lease of the later one.
+	waiting := start(t, serverOpts{dir: h.dir, addr: addr, leaseWait: "1s", args: []string{"--revision", "1"}, noWait: true})
+	waitLine(t, waiting, "a later revision holds the lease: this instance waits until it ends", 20*time.Second)
+	if err := waiting.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := waiting.wait(20 * time.Second); code != 0 {
+		t.Errorf("the waiting older revision exited with %d at SIGTERM; want 0:\n%s", code, waiting.stderrText())
+	}
+	if r := readLease(t, st); r.Revision != 3 || r.Ended {
+		t.Errorf("the lease after the stop of a waiting older revision = %+v; want revision 3's, not ended", r)
+	}
+	send(t, client(t, last.URL), wire.Status{Me: uri(mikeSession), Text: "still serves"})
 	last.stop()
-	for _, s := range []*server{a, older, failed, back, last} {
+	for _, s := range []*server{a, older, failed, back, last, waiting} {
 		s.checkLines()
 	}
 }
