@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,13 +94,8 @@ func traceNoRecord(log *slog.Logger, en *entry) {
 	log.Info("no_change", callerAttr(en.sent.caller), "command", en.sent.command, "result", "no_change")
 }
 
-func isPeople(kind string) bool {
-	for _, k := range riffstate.PeopleCommands() {
-		if k == kind {
-			return true
-		}
-	}
-	return false
+func isPeople(kind record.Command) bool {
+	return slices.Contains(riffstate.PeopleCommands(), kind)
 }
 
 // traceFailed writes the failed line of a command whose chunk failed

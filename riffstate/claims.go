@@ -22,7 +22,7 @@ type Claim struct {
 	base
 }
 
-func (Claim) Kind() string { return "claim" }
+func (Claim) Kind() record.Command { return record.CommandClaim }
 
 func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.threadOf(c, cl.Thread, now)
@@ -111,7 +111,7 @@ type Release struct {
 	base
 }
 
-func (Release) Kind() string { return "release" }
+func (Release) Kind() record.Command { return record.CommandRelease }
 
 func (rl Release) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.threadOf(c, rl.Thread, now)
@@ -160,7 +160,7 @@ type ReleaseFor struct {
 	base
 }
 
-func (ReleaseFor) Kind() string { return "release_for" }
+func (ReleaseFor) Kind() record.Command { return record.CommandReleaseFor }
 
 func (rf ReleaseFor) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.threadOf(c, rf.Thread, now)

@@ -17,7 +17,7 @@ type Hold struct {
 	base
 }
 
-func (Hold) Kind() string { return "hold" }
+func (Hold) Kind() record.Command { return record.CommandHold }
 
 func (h Hold) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.repoThread(c, h.Thread, "hold", now)
@@ -65,7 +65,7 @@ type Free struct {
 	base
 }
 
-func (Free) Kind() string { return "free" }
+func (Free) Kind() record.Command { return record.CommandFree }
 
 func (f Free) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.repoThread(c, f.Thread, "free", now)

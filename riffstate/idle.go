@@ -15,8 +15,8 @@ type SetIdle struct {
 	base
 }
 
-func (SetIdle) Kind() string      { return "set_idle" }
-func (SetIdle) Needs(Caller) Role { return Admin }
+func (SetIdle) Kind() record.Command { return record.CommandSetIdle }
+func (SetIdle) Needs(Caller) Role    { return Admin }
 
 func (s SetIdle) Handle(c Caller, v View, now Now) (Handled, error) {
 	if err := name.CheckUser(s.User); err != nil {

@@ -17,7 +17,7 @@ type Lead struct {
 	base
 }
 
-func (Lead) Kind() string { return "lead" }
+func (Lead) Kind() record.Command { return record.CommandLead }
 
 // target gives the session that a lead call names, and the repository
 // that it leads: the place of the session.

@@ -24,8 +24,8 @@ type Resume struct {
 	base
 }
 
-func (Pause) Kind() string  { return "pause" }
-func (Resume) Kind() string { return "resume" }
+func (Pause) Kind() record.Command  { return record.CommandPause }
+func (Resume) Kind() record.Command { return record.CommandResume }
 
 // Needs: the whole riff and a repository by its name need an admin.
 func (p Pause) Needs(Caller) Role  { return scopeRole(p.Riff, p.Repository) }

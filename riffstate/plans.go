@@ -15,7 +15,7 @@ type SetPlan struct {
 	base
 }
 
-func (SetPlan) Kind() string { return "plan" }
+func (SetPlan) Kind() record.Command { return record.CommandPlan }
 
 func (p SetPlan) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.planThread(c, p.Thread, now)
@@ -56,7 +56,7 @@ type PlanOff struct {
 	base
 }
 
-func (PlanOff) Kind() string { return "plan_off" }
+func (PlanOff) Kind() record.Command { return record.CommandPlanOff }
 
 func (p PlanOff) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.planThread(c, p.Thread, now)
