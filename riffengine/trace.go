@@ -185,3 +185,23 @@ func (d *denier) flushLocked() {
 	d.log.Warn("dropped", "result", "dropped", "count", total, "counts", counts)
 	d.dropped = map[wire.Code]int{}
 }
+
+// FlushDenied ends the window of the denied lines: a stop calls it, so
+// that no count is lost.
+func (s *Server) FlushDenied() { s.denier.flush() }
+
+// RunDenied flushes the window of the denied lines at the end of each
+// window until ctx ends.
+func (s *Server) RunDenied(ctx context.Context) {
+	tick := time.NewTicker(DeniedInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.denier.flush()
+			return
+		case <-tick.C:
+			s.denier.flush()
+		}
+	}
+}
