@@ -233,10 +233,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	}
 	s.pump(r.Context(), sw, st, func(ev wire.Event) wire.Event {
 		if ev.Wake != nil {
-			wake := *ev.Wake
-			if t, err := name.ParseThread(wake.Thread); err == nil {
-				wake.Thread = t.For(c.Who())
-			}
+			wake := riffstate.WakeFor(c.Who(), *ev.Wake)
 			ev.Wake = &wake
 		}
 		return ev
@@ -286,8 +283,7 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	}
 	s.pump(r.Context(), sw, st, func(ev wire.Event) wire.Event {
 		if ev.Message != nil {
-			m := *ev.Message
-			m.Thread = thread.For(c.Who())
+			m := riffstate.MessageFor(c.Who(), thread, *ev.Message)
 			ev.Message = &m
 		}
 		return ev

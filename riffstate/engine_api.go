@@ -45,11 +45,24 @@ func (v View) MessagesAfter(w name.Who, t name.Thread, after uint64) []wire.Mess
 	if th := v.riff.Threads[t]; th != nil {
 		for _, m := range th.Messages {
 			if m.Seq > after {
-				msg := MessageOf(m, true)
-				msg.Thread = t.For(w)
-				kept = append(kept, msg)
+				kept = append(kept, MessageFor(w, t, MessageOf(m, true)))
 			}
 		}
 	}
 	return kept
+}
+
+// WakeFor names the thread of a wake as the woken session w names it:
+// dm:PEER for a direct thread, as in each wake of a watch.
+func WakeFor(w name.Who, wake wire.Wake) wire.Wake {
+	if t, err := name.ParseThread(wake.Thread); err == nil {
+		wake.Thread = t.For(w)
+	}
+	return wake
+}
+
+// MessageFor names the thread t of a message as w names it, for a tail.
+func MessageFor(w name.Who, t name.Thread, m wire.Message) wire.Message {
+	m.Thread = t.For(w)
+	return m
 }
