@@ -12,7 +12,9 @@ import (
 // Command is a call that asks for a change. Handle holds its rule; R is
 // the type of its reply.
 type Command[R any] interface {
-	// Kind is the name of the command in each record and each log line.
+	// Kind is the name of the command in each record and each log line:
+	// a constant of riffcore/record/commands.go with a row in the
+	// permits table (a test reads the source and checks both).
 	Kind() record.Command
 	// Needs is the role that the command of the caller needs. permits
 	// compares it with the role of the caller.
