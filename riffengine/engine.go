@@ -155,7 +155,7 @@ func (en *entry) encode() ([][]byte, error) {
 
 type sent struct {
 	caller  riffstate.Caller
-	command string
+	command record.Command
 }
 
 // New makes an engine from a state that a start loaded (or riffstate.New

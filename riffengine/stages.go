@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -156,7 +157,7 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 	}
 	now := e.now()
 	c := call.caller
-	if call.cmd.Kind() != "end" {
+	if call.cmd.Kind() != record.CommandEnd {
 		e.arrivalLocked(c)
 	}
 	en := &entry{done: make(chan struct{}), sent: &sent{caller: e.state.Caller(c), command: call.cmd.Kind()}}

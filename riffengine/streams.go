@@ -1,7 +1,13 @@
 package riffengine
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
 	"sync"
+	"time"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -125,4 +131,161 @@ func (h *hub) closeAll() {
 			h.end(s)
 		}
 	}
+}
+
+// The handlers of the streams: each opens a stream of the hub and pumps
+// its events to the client.
+
+// streamWriter writes the lines of a stream, each with a write deadline
+// of its own.
+type streamWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (sw streamWriter) send(ev wire.Event) error {
+	if err := sw.rc.SetWriteDeadline(time.Now().Add(2 * KeepAlive)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return err
+	}
+	if _, err := sw.w.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
+}
+
+func (s *Server) openStream(w http.ResponseWriter) streamWriter {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	return streamWriter{w: w, rc: rc}
+}
+
+// pump sends the events of a stream and a keep-alive line each
+// KeepAlive, until the client goes, the stream falls behind, or the
+// server stops.
+func (s *Server) pump(ctx context.Context, sw streamWriter, st *stream, convert func(wire.Event) wire.Event) {
+	tick := time.NewTicker(s.KeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-st.events:
+			if !ok {
+				return
+			}
+			if err := sw.send(convert(ev)); err != nil {
+				return
+			}
+		case <-tick.C:
+			if err := sw.send(wire.Event{Type: wire.EventKeepAlive}); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// endWatch closes the watch of c in the presence: the end of a watch is
+// no sign of life, so it is no signal of Signal.
+func (e *Engine) endWatch(c riffstate.Caller) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	riffstate.WatchEnded{}.Set(e.state.Presence(), c.Who(), e.now())
+}
+
+// watch is the stream of the wakes of a session: its first line at the
+// open, then the wake that it missed (from the written copy), then each
+// wake.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
+	_, proof, ok := decode[wire.Watch](s, w, r)
+	if !ok {
+		return
+	}
+	c := proof.caller
+	if err := s.e.Signal(r.Context(), c, riffstate.WatchStarted{}); err != nil {
+		s.fail(w, err)
+		return
+	}
+	defer s.e.endWatch(c)
+	st := s.e.streams.watch(c.Who())
+	defer s.e.streams.leave(st)
+	var missed *wire.Wake
+	s.e.View(func(v riffstate.View, now riffstate.Now) {
+		if wake, ok := v.MissedWake(c.Who()); ok {
+			missed = &wake
+		}
+	})
+	sw := s.openStream(w)
+	if err := sw.send(wire.Event{Type: wire.EventHello}); err != nil {
+		return
+	}
+	if missed != nil {
+		if err := sw.send(wire.Event{Type: wire.EventWake, Wake: missed}); err != nil {
+			return
+		}
+	}
+	s.pump(r.Context(), sw, st, func(ev wire.Event) wire.Event {
+		if ev.Wake != nil {
+			wake := riffstate.WakeFor(c.Who(), *ev.Wake)
+			ev.Wake = &wake
+		}
+		return ev
+	})
+}
+
+// tail is the stream of the messages of a thread. A caller gets a
+// direct thread only when it is one of its two sides. The client opens
+// the stream first, then reads the thread after the last message that
+// it showed.
+func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
+	q, proof, ok := decode[wire.Tail](s, w, r)
+	if !ok {
+		return
+	}
+	c := proof.caller
+	if err := s.e.arrive(r.Context(), c); err != nil {
+		s.fail(w, err)
+		return
+	}
+	var thread name.Thread
+	var err error
+	s.e.View(func(v riffstate.View, now riffstate.Now) {
+		thread, err = v.TailThread(s.e.state.Caller(c), q.Thread, now)
+	})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	st := s.e.streams.tail(thread)
+	defer s.e.streams.leave(st)
+	// With after, the stream first sends the kept messages after that seq,
+	// from the written copy, read after the stream joined the hub; a
+	// message can then come twice, and a client shows each seq once.
+	var kept []wire.Message
+	if q.After > 0 {
+		s.e.View(func(v riffstate.View, now riffstate.Now) { kept = v.MessagesAfter(c.Who(), thread, q.After) })
+	}
+	sw := s.openStream(w)
+	if err := sw.send(wire.Event{Type: wire.EventHello}); err != nil {
+		return
+	}
+	for i := range kept {
+		if err := sw.send(wire.Event{Type: wire.EventMessage, Message: &kept[i]}); err != nil {
+			return
+		}
+	}
+	s.pump(r.Context(), sw, st, func(ev wire.Event) wire.Event {
+		if ev.Message != nil {
+			m := riffstate.MessageFor(c.Who(), thread, *ev.Message)
+			ev.Message = &m
+		}
+		return ev
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,13 +94,8 @@ func traceNoRecord(log *slog.Logger, en *entry) {
 	log.Info("no_change", callerAttr(en.sent.caller), "command", en.sent.command, "result", "no_change")
 }
 
-func isPeople(kind string) bool {
-	for _, k := range riffstate.PeopleCommands() {
-		if k == kind {
-			return true
-		}
-	}
-	return false
+func isPeople(kind record.Command) bool {
+	return slices.Contains(riffstate.PeopleCommands(), kind)
 }
 
 // traceFailed writes the failed line of a command whose chunk failed
@@ -188,4 +184,24 @@ func (d *denier) flushLocked() {
 	}
 	d.log.Warn("dropped", "result", "dropped", "count", total, "counts", counts)
 	d.dropped = map[wire.Code]int{}
+}
+
+// FlushDenied ends the window of the denied lines: a stop calls it, so
+// that no count is lost.
+func (s *Server) FlushDenied() { s.denier.flush() }
+
+// RunDenied flushes the window of the denied lines at the end of each
+// window until ctx ends.
+func (s *Server) RunDenied(ctx context.Context) {
+	tick := time.NewTicker(DeniedInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.denier.flush()
+			return
+		case <-tick.C:
+			s.denier.flush()
+		}
+	}
 }

@@ -7,9 +7,10 @@ import (
 )
 
 // The texts of a block (the guide, "A blocked session" and "Say that the
-// lead waits for you"). A block is a signal ([BlockedSet]); the message
-// that wakes the lead is a post of the caller through the one path, which
-// the engine sends after the signal with the text of [View.BlockedTell].
+// lead waits for you"). A block is a signal call ([SetBlocked]); the
+// message that wakes the lead is a post of the caller through the one
+// path, which the engine sends after the signal with the text of
+// [View.BlockedTell].
 
 // isLiveLead says whether the caller is the live lead of its user in the
 // repository of its place.
@@ -31,11 +32,9 @@ func (v View) BlockedTell(c Caller, reason string, now Now) string {
 
 // BlockedReply gives the reply to a block, after its signal: the reason
 // is the block of the caller in the presence. told is what became of the
-// message to the lead: "Your lead got a message;", the reason of its
-// refusal with a final period (no lead), or empty when no message went.
-// The reply to the lead is the guide's: "You wait for your person:
-// REASON. Ask your user. The next prompt ends the wait."
-func (v View) BlockedReply(c Caller, told string, now Now) wire.TextReply {
+// message to the lead. The reply to the lead is the guide's: "You wait
+// for your person: REASON. Ask your user. The next prompt ends the wait."
+func (v View) BlockedReply(c Caller, told Told, now Now) wire.TextReply {
 	if v.isLiveLead(c, now) {
 		reason := ""
 		if l := v.presence.Live(c.Who()); l != nil && l.Block != nil {
@@ -44,12 +43,12 @@ func (v View) BlockedReply(c Caller, told string, now Now) wire.TextReply {
 		return wire.TextReply{Text: "You wait for your person: " + sentence(reason) + " Ask your user. The next prompt ends the wait."}
 	}
 	switch {
-	case told == "":
-		return wire.TextReply{Text: "Blocked. A message that wakes you is the answer."}
-	case strings.HasPrefix(told, "Your lead"):
-		return wire.TextReply{Text: "Blocked. " + told + " a message that wakes you is the answer."}
+	case told.Sent:
+		return wire.TextReply{Text: "Blocked. " + told.text() + " a message that wakes you is the answer."}
+	case told.Refused != nil:
+		return wire.TextReply{Text: "Blocked. " + told.text()}
 	}
-	return wire.TextReply{Text: "Blocked. " + told}
+	return wire.TextReply{Text: "Blocked. A message that wakes you is the answer."}
 }
 
 // sentence ends a text with a period, unless it ends with a mark of its

@@ -130,7 +130,7 @@ func TestTheSameStateAndCommandGiveTheSameChangesRepliesAndEffects(t *testing.T)
 
 func kindOf(c call) string {
 	if c.cmd != nil {
-		return c.cmd.kind()
+		return string(c.cmd.kind())
 	}
 	return fmt.Sprintf("%T", c.signal)
 }

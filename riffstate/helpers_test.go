@@ -74,7 +74,7 @@ type step interface {
 	check(s *State, c Caller, now Now) (Handled, error)
 	run(s *State, c Caller, now Now) (any, Effects, error)
 	reply(s *State, c Caller, d Done, now Now) any
-	kind() string
+	kind() record.Command
 	asked() Asked
 }
 
@@ -84,8 +84,8 @@ func (x cmdOf[R]) check(s *State, c Caller, now Now) (Handled, error) { return C
 func (x cmdOf[R]) run(s *State, c Caller, now Now) (any, Effects, error) {
 	return Run(s, x.c, c, now)
 }
-func (x cmdOf[R]) kind() string { return x.c.Kind() }
-func (x cmdOf[R]) asked() Asked { return AskedOf[R](x.c) }
+func (x cmdOf[R]) kind() record.Command { return x.c.Kind() }
+func (x cmdOf[R]) asked() Asked         { return AskedOf[R](x.c) }
 func (x cmdOf[R]) reply(s *State, c Caller, d Done, now Now) any {
 	return Reply(s, x.c, c, d, now)
 }

@@ -31,7 +31,7 @@ func KeyOf(c Caller, call string) Key { return Key{Caller: c.Who().String(), Cal
 // Asked is what a call asked, to know whether a second call with its
 // call ID is a repeat: the kind of its command and the sum of its body.
 type Asked struct {
-	Kind string
+	Kind record.Command
 	Sum  string
 }
 
@@ -64,6 +64,7 @@ type Kept struct {
 
 type keptCall struct {
 	Made []record.Record
+	// Kind is the kind as the records and a checkpoint keep it: text.
 	Kind string
 	Sum  string
 	AtMs int64
@@ -77,7 +78,7 @@ func (k *Kept) get(key Key, asked Asked) (Done, bool, error) {
 	if c == nil {
 		return Done{}, false, nil
 	}
-	if c.Kind != "" && asked.Kind != "" && c.Kind != asked.Kind {
+	if c.Kind != "" && asked.Kind != "" && c.Kind != string(asked.Kind) {
 		return Done{}, false, wire.Refuse(wire.BadRequest,
 			"the call ID %s is the ID of an earlier %s call of this caller, and this call is a %s: a call ID is unique per caller, so this %s did not run. Send it with a new call ID",
 			quote.Input(key.Call), c.Kind, asked.Kind, asked.Kind)
@@ -93,10 +94,10 @@ func (k *Kept) get(key Key, asked Asked) (Done, bool, error) {
 func (k *Kept) keep(key Key, asked Asked, done Done, atMs int64) {
 	if c := k.calls[key]; c != nil {
 		// The replay of the written records made it first.
-		c.Kind, c.Sum = asked.Kind, asked.Sum
+		c.Kind, c.Sum = string(asked.Kind), asked.Sum
 		return
 	}
-	k.calls[key] = &keptCall{Made: done.Made, Kind: asked.Kind, Sum: asked.Sum, AtMs: atMs}
+	k.calls[key] = &keptCall{Made: done.Made, Kind: string(asked.Kind), Sum: asked.Sum, AtMs: atMs}
 	k.order = append(k.order, key)
 	k.trim(atMs)
 }

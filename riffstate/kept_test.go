@@ -169,7 +169,7 @@ func TestGivenAKeptCallWhenACheckpointAndAReplayCameThenItsRepeatGetsTheLiveRepl
 // keptCases: the test of the kept replies covers each one. The commands
 // of the people have no type in this package yet.
 func TestTheKeptCasesHoldEachCommandOfACaller(t *testing.T) {
-	covered := map[string]bool{}
+	covered := map[record.Command]bool{}
 	for _, tc := range keptCases() {
 		covered[tc.cmd.kind()] = true
 	}

@@ -18,7 +18,7 @@ type SetNotes struct {
 	base
 }
 
-func (SetNotes) Kind() string { return "notes" }
+func (SetNotes) Kind() record.Command { return record.CommandNotes }
 
 func (n SetNotes) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, err := v.threadOf(c, n.Thread, now)

@@ -341,7 +341,7 @@ func TestSetIdleNeedsAPersonWhoIsAnAdmin(t *testing.T) {
 // invite stands for a command of the people, which come with sign-in.
 type invite struct{ base }
 
-func (invite) Kind() string { return "invite" }
+func (invite) Kind() record.Command { return record.CommandInvite }
 func (invite) Handle(Caller, View, Now) (Handled, error) {
 	return Handled{Changes: []record.Change{record.MemberInvited{Email: "bob@example.com"}}}, nil
 }

@@ -22,8 +22,8 @@ const LeadByPerson = "a session cannot name the lead, also not itself; only a pe
 
 // Table is the permits table: one row for each command kind of
 // record.Commands. A test fails when a kind has no row.
-func Table() map[string]Row {
-	rows := map[string]Row{}
+func Table() map[record.Command]Row {
+	rows := map[record.Command]Row{}
 	for _, kind := range record.Commands() {
 		if row, ok := rowOf(kind); ok {
 			rows[kind] = row
@@ -34,7 +34,7 @@ func Table() map[string]Row {
 
 // rowOf gives the row of one kind of the permits table. Permits reads it
 // with no map, so that a check costs no allocation of the table.
-func rowOf(kind string) (Row, bool) {
+func rowOf(kind record.Command) (Row, bool) {
 	var (
 		person  = record.ClassPerson
 		session = record.ClassSession
@@ -43,43 +43,43 @@ func rowOf(kind string) (Row, bool) {
 	switch kind {
 	// The engine registers the first call of a person too. A person has
 	// no life cycle.
-	case "register", "join", "leave", "post", "claim", "release":
+	case record.CommandRegister, record.CommandJoin, record.CommandLeave, record.CommandPost, record.CommandClaim, record.CommandRelease:
 		return Row{Classes: both}, true
-	case "start", "end":
+	case record.CommandStart, record.CommandEnd:
 		return Row{Classes: []record.Class{session}}, true
 	// handle checks that the caller is the lead of the user of the
 	// holder.
-	case "release_for":
+	case record.CommandReleaseFor:
 		return Row{Classes: []record.Class{session}}, true
 	// Only a person names the lead; handle refuses a worker as the new
 	// lead.
-	case "lead":
+	case record.CommandLead:
 		return Row{Classes: []record.Class{person}}, true
 	// The command gives the role: an admin for the whole riff. handle
 	// checks that a session is a lead.
-	case "pause", "resume":
+	case record.CommandPause, record.CommandResume:
 		return Row{Classes: both}, true
 	// handle checks that the caller is a lead of the thread, the owner or
 	// an admin.
-	case "hold":
+	case record.CommandHold:
 		return Row{Classes: both, Worker: "hold an item. Tell the lead."}, true
-	case "free":
+	case record.CommandFree:
 		return Row{Classes: both, Worker: "free an item. Tell the lead."}, true
 	// handle checks that the caller is a session in the thread, the owner
 	// or an admin.
-	case "plan":
+	case record.CommandPlan:
 		return Row{Classes: both, Worker: "send plan. Tell the lead."}, true
-	case "plan_off":
+	case record.CommandPlanOff:
 		return Row{Classes: both, Worker: "send plan_off. Tell the lead."}, true
 	// The notes of the user of the caller.
-	case "notes":
+	case record.CommandNotes:
 		return Row{Classes: both, Worker: "write the notes of the lead. Tell the lead."}, true
 	// Only a person changes the settings and the people.
-	case "set_idle", "invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke":
+	case record.CommandSetIdle, record.CommandInvite, record.CommandRemove, record.CommandSetAdmin, record.CommandPassOwner, record.CommandTakeOwner, record.CommandDenyOwner, record.CommandRevoke:
 		return Row{Classes: []record.Class{person}}, true
-	case "admit":
+	case record.CommandAdmit:
 		return Row{Classes: []record.Class{record.ClassSignIn}}, true
-	case "make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner":
+	case record.CommandMakeRiff, record.CommandAnnounce, record.CommandForget, record.CommandImport, record.CommandGrantOwner, record.CommandEndOwner, record.CommandNameOwner:
 		return Row{Classes: []record.Class{record.ClassServer}}, true
 	}
 	return Row{}, false
@@ -87,8 +87,8 @@ func rowOf(kind string) (Row, bool) {
 
 // PeopleCommands lists the commands of the group people: a riff with no sign-in
 // refuses them with no_sign_in, before permits.
-func PeopleCommands() []string {
-	return []string{"invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke", "admit"}
+func PeopleCommands() []record.Command {
+	return []record.Command{record.CommandInvite, record.CommandRemove, record.CommandSetAdmin, record.CommandPassOwner, record.CommandTakeOwner, record.CommandDenyOwner, record.CommandRevoke, record.CommandAdmit}
 }
 
 func classText(c record.Class) string {
@@ -109,13 +109,13 @@ func classText(c record.Class) string {
 // role needs. It reads only the caller: its class, its worker mark and
 // its role. It does not read the state. The life cycle of a session is a
 // check of handle, not of this table.
-func Permits(kind string, c Caller, needs Role) error {
+func Permits(kind record.Command, c Caller, needs Role) error {
 	row, ok := rowOf(kind)
 	if !ok {
 		return wire.Refuse(wire.NotAllowed, "riff knows no command %s", kind)
 	}
 	if !slices.Contains(row.Classes, c.Class) {
-		if kind == "lead" && c.Class == record.ClassSession {
+		if kind == record.CommandLead && c.Class == record.ClassSession {
 			return wire.Refuse(wire.NotAllowed, "%s", LeadByPerson)
 		}
 		return wire.Refuse(wire.NotAllowed, "%s cannot send the command %s", classText(c.Class), kind)
@@ -130,27 +130,27 @@ func Permits(kind string, c Caller, needs Role) error {
 	return nil
 }
 
-func roleReason(kind string, needs Role, user string) string {
+func roleReason(kind record.Command, needs Role, user string) string {
 	admin := func(what string) string { return fmt.Sprintf("%s is not an admin; only an admin %s", user, what) }
 	owner := func(what string) string { return fmt.Sprintf("%s is not the owner; only the owner %s", user, what) }
 	switch kind {
-	case "set_idle":
+	case record.CommandSetIdle:
 		return admin("can change the settings of idle workers")
-	case "pause", "resume":
+	case record.CommandPause, record.CommandResume:
 		return fmt.Sprintf("%s is not an admin; only the owner or an admin can %s the whole riff or a repository by its name", user, kind)
-	case "invite":
+	case record.CommandInvite:
 		return admin("can invite a person")
-	case "remove":
+	case record.CommandRemove:
 		return admin("can remove a person")
-	case "take_owner":
+	case record.CommandTakeOwner:
 		return admin("can take the owner role")
-	case "revoke":
+	case record.CommandRevoke:
 		return admin("revokes another person")
-	case "set_admin":
+	case record.CommandSetAdmin:
 		return owner("adds or removes an admin")
-	case "pass_owner":
+	case record.CommandPassOwner:
 		return owner("passes the owner role")
-	case "deny_owner":
+	case record.CommandDenyOwner:
 		return owner("denies the owner role")
 	}
 	if needs == Owner {

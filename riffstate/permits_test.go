@@ -3,10 +3,16 @@ package riffstate
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,14 +24,14 @@ import (
 
 // wantRows is the permits table of the seed, written out again: the
 // classes that can send each kind, and what a worker cannot do.
-func wantRows() map[string]Row {
+func wantRows() map[record.Command]Row {
 	var (
 		person  = []record.Class{record.ClassPerson}
 		session = []record.Class{record.ClassSession}
 		both    = []record.Class{record.ClassPerson, record.ClassSession}
 		server  = []record.Class{record.ClassServer}
 	)
-	return map[string]Row{
+	return map[record.Command]Row{
 		"register": {Classes: both}, "start": {Classes: session}, "end": {Classes: session},
 		"join": {Classes: both}, "leave": {Classes: both}, "post": {Classes: both},
 		"claim": {Classes: both}, "release": {Classes: both}, "release_for": {Classes: session},
@@ -104,7 +110,7 @@ func TestThePermitsReasonsAreTheTextsOfTheSeed(t *testing.T) {
 	session := Caller{URI: uri("ann/wrk1"), Class: record.ClassSession, Role: Member}
 	worker := session.AsWorker()
 	for _, tc := range []struct {
-		kind   string
+		kind   record.Command
 		caller Caller
 		needs  Role
 		want   string
@@ -147,7 +153,7 @@ func TestThePermitsReasonsAreTheTextsOfTheSeed(t *testing.T) {
 
 func TestAWorkerCanSendEachCommandOfTheWorkButHoldFreePlanAndNotes(t *testing.T) {
 	worker := Caller{URI: uri("ann/wrk1"), Class: record.ClassSession, Worker: true}
-	for _, kind := range []string{"register", "start", "end", "join", "leave", "post", "claim", "release", "release_for", "pause", "resume"} {
+	for _, kind := range []record.Command{"register", "start", "end", "join", "leave", "post", "claim", "release", "release_for", "pause", "resume"} {
 		if err := Permits(kind, worker, Member); err != nil {
 			t.Errorf("Permits(%s, worker) = %v; want allowed", kind, err)
 		}
@@ -184,4 +190,102 @@ func TestASignalCannotReachTheRiff(t *testing.T) {
 			t.Errorf("testdata/signalpresence does not build: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestEachCommandTypeHasAKindConstantWithARowInThePermitsTable reads the
+// source of the package: each type with a method Kind (a command) returns
+// a constant of record.Command, not a text, and that kind is a kind of
+// record.Commands() with a row in the permits table. A new command with
+// no row, or with its kind written as a bare string, fails here.
+func TestEachCommandTypeHasAKindConstantWithARowInThePermitsTable(t *testing.T) {
+	values := commandConstants(t, "../riffcore/record/commands.go")
+	table := Table()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatalf("parse the package: %v", err)
+	}
+	found := 0
+	for _, file := range pkgs["riffstate"].Files {
+		for _, decl := range file.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Kind" {
+				continue
+			}
+			found++
+			where := fset.Position(fn.Pos())
+			ret, ok := fn.Body.List[len(fn.Body.List)-1].(*ast.ReturnStmt)
+			if len(fn.Body.List) != 1 || !ok || len(ret.Results) != 1 {
+				t.Errorf("%s: Kind is one return of a constant of record.Command", where)
+				continue
+			}
+			sel, _ := ret.Results[0].(*ast.SelectorExpr)
+			if pkg, ok := selectorPackage(sel); !ok || pkg != "record" {
+				t.Errorf("%s: Kind returns %s; want a constant record.CommandX", where, types.ExprString(ret.Results[0]))
+				continue
+			}
+			kind, ok := values[sel.Sel.Name]
+			if !ok {
+				t.Errorf("%s: Kind returns record.%s, which is no command kind of record/commands.go", where, sel.Sel.Name)
+				continue
+			}
+			if !slices.Contains(record.Commands(), kind) {
+				t.Errorf("%s: the kind %s is not in record.Commands()", where, kind)
+			}
+			if _, ok := table[kind]; !ok {
+				t.Errorf("%s: the kind %s has no row in the permits table", where, kind)
+			}
+		}
+	}
+	if found < 20 {
+		t.Errorf("the test found %d methods Kind; want each command of the package (more than 20)", found)
+	}
+}
+
+// selectorPackage gives X of a selector X.Sel when X is a name.
+func selectorPackage(sel *ast.SelectorExpr) (string, bool) {
+	if sel == nil {
+		return "", false
+	}
+	ident, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return ident.Name, true
+}
+
+// commandConstants reads the constants of record.Command of a file: each
+// name and its kind.
+func commandConstants(t *testing.T, path string) map[string]record.Command {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	out := map[string]record.Command{}
+	for _, decl := range f.Decls {
+		gen, ok := decl.(*ast.GenDecl)
+		if !ok || gen.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gen.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if ident, ok := vs.Type.(*ast.Ident); !ok || ident.Name != "Command" || len(vs.Values) != len(vs.Names) {
+				continue
+			}
+			for i, n := range vs.Names {
+				if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+					text, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatalf("%s: the constant %s: %v", path, n.Name, err)
+					}
+					out[n.Name] = record.Command(text)
+				}
+			}
+		}
+	}
+	if len(out) != len(record.Commands()) {
+		t.Fatalf("%s has %d constants of Command; record.Commands() lists %d", path, len(out), len(record.Commands()))
+	}
+	return out
 }

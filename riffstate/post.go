@@ -55,7 +55,7 @@ func (p *Post) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (Post) Kind() string { return "post" }
+func (Post) Kind() record.Command { return record.CommandPost }
 
 func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 	kind := p.Post.Kind

@@ -16,7 +16,7 @@ import (
 // worker mark of the state and makes no lead.
 type Arrive struct{ base }
 
-func (Arrive) Kind() string { return "register" }
+func (Arrive) Kind() record.Command { return record.CommandRegister }
 
 func (Arrive) Handle(c Caller, v View, now Now) (Handled, error) {
 	return Handled{Changes: arrival(c, v, c.Worker, false)}, nil
@@ -61,7 +61,7 @@ type Register struct {
 	base
 }
 
-func (Register) Kind() string { return "register" }
+func (Register) Kind() record.Command { return record.CommandRegister }
 
 func (r Register) Handle(c Caller, v View, now Now) (Handled, error) {
 	return Handled{Changes: arrival(c, v, r.Worker, true)}, nil
@@ -81,7 +81,7 @@ type Start struct {
 	base
 }
 
-func (Start) Kind() string { return "start" }
+func (Start) Kind() record.Command { return record.CommandStart }
 
 func (st Start) Handle(c Caller, v View, now Now) (Handled, error) {
 	if _, err := record.ParseReason(string(st.Reason)); err != nil {
@@ -121,7 +121,7 @@ type End struct {
 	base
 }
 
-func (End) Kind() string { return "end" }
+func (End) Kind() record.Command { return record.CommandEnd }
 
 func (End) Handle(c Caller, v View, now Now) (Handled, error) {
 	var changes []record.Change
@@ -147,7 +147,7 @@ type Join struct {
 	base
 }
 
-func (Join) Kind() string { return "join" }
+func (Join) Kind() record.Command { return record.CommandJoin }
 
 func (j Join) Handle(c Caller, v View, now Now) (Handled, error) {
 	t, err := v.threadOf(c, j.Thread, now)
@@ -180,7 +180,7 @@ type Leave struct {
 	base
 }
 
-func (Leave) Kind() string { return "leave" }
+func (Leave) Kind() record.Command { return record.CommandLeave }
 
 func (l Leave) Handle(c Caller, v View, now Now) (Handled, error) {
 	t, err := v.threadOf(c, l.Thread, now)
@@ -211,7 +211,7 @@ type Forget struct {
 	base
 }
 
-func (Forget) Kind() string { return "forget" }
+func (Forget) Kind() record.Command { return record.CommandForget }
 
 func (f Forget) Handle(c Caller, v View, now Now) (Handled, error) {
 	s := v.riff.Session(f.Session)
@@ -252,7 +252,7 @@ type MakeRiff struct {
 	base
 }
 
-func (MakeRiff) Kind() string { return "make_riff" }
+func (MakeRiff) Kind() record.Command { return record.CommandMakeRiff }
 
 func (m MakeRiff) Handle(c Caller, v View, now Now) (Handled, error) {
 	if v.riff.ID != "" {
@@ -278,7 +278,7 @@ type Announce struct {
 	base
 }
 
-func (Announce) Kind() string { return "announce" }
+func (Announce) Kind() record.Command { return record.CommandAnnounce }
 
 func (a Announce) Handle(c Caller, v View, now Now) (Handled, error) {
 	return Handled{Changes: []record.Change{v.serverPost(a.Thread, record.MessageNote, a.To, a.Text, now)}}, nil

@@ -12,8 +12,10 @@ import (
 // Command is a call that asks for a change. Handle holds its rule; R is
 // the type of its reply.
 type Command[R any] interface {
-	// Kind is the name of the command in each record and each log line.
-	Kind() string
+	// Kind is the name of the command in each record and each log line:
+	// a constant of riffcore/record/commands.go with a row in the
+	// permits table (a test reads the source and checks both).
+	Kind() record.Command
 	// Needs is the role that the command of the caller needs. permits
 	// compares it with the role of the caller.
 	Needs(c Caller) Role
@@ -137,9 +139,6 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) 
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
-	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
-		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
-	}
 	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
 		return Handled{}, err
 	}
@@ -160,7 +159,7 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) 
 // Queue gives the changes of a command their positions, their time and
 // their cause, and applies them to the pending copy. The records of one
 // command follow one another.
-func (s *State) Queue(c Caller, kind, call string, changes []record.Change, now Now) []record.Record {
+func (s *State) Queue(c Caller, kind record.Command, call string, changes []record.Change, now Now) []record.Record {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -171,7 +170,7 @@ func (s *State) Queue(c Caller, kind, call string, changes []record.Change, now 
 			Position:    s.pending.Position + 1,
 			WrittenAtMs: now.Ms,
 			By:          c.By(),
-			Command:     kind,
+			Command:     string(kind),
 			Call:        call,
 			Change:      change,
 		}
@@ -199,7 +198,7 @@ func Reply[R any](s *State, cmd Command[R], c Caller, done Done, now Now) R {
 func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error) {
 	var zero R
 	var effects Effects
-	if !s.Knows(c) && cmd.Kind() != "end" && c.Class != record.ClassServer {
+	if !s.Knows(c) && cmd.Kind() != record.CommandEnd && c.Class != record.ClassServer {
 		if h, err := Check[wire.RegisterReply](s, Arrive{}, c, now); err == nil {
 			made := s.Queue(c, Arrive{}.Kind(), "", h.Changes, now)
 			effects.add(s.WrittenRecords(made, now))

@@ -21,12 +21,12 @@ func TestGivenTheLeadWhenItSaysBlockedThenItWaitsForItsPersonAndSendsNoMessage(t
 		t.Errorf("the block of the lead tells its lead %q; want no message: the person reads its terminal", got)
 	}
 	want := "You wait for your person: run riff owner --take. Ask your user. The next prompt ends the wait."
-	if got := v.BlockedReply(c, "", f.now).Text; got != want {
+	if got := v.BlockedReply(c, Told{}, f.now).Text; got != want {
 		t.Errorf("the reply of riff blocked from the lead = %q; want %q", got, want)
 	}
 	// A reason that ends with its own mark gets no second one.
 	BlockedSet{Reason: "which of two designs?"}.Set(f.s.presence, c.Who(), f.now)
-	if got := v.BlockedReply(c, "", f.now).Text; !strings.HasPrefix(got, "You wait for your person: which of two designs? Ask your user.") {
+	if got := v.BlockedReply(c, Told{}, f.now).Text; !strings.HasPrefix(got, "You wait for your person: which of two designs? Ask your user.") {
 		t.Errorf("the reply with a question = %q", got)
 	}
 }
@@ -39,7 +39,7 @@ func TestGivenAWorkerWhenItSaysBlockedThenItsLeadGetsTheReason(t *testing.T) {
 	if got := v.BlockedTell(c, "which of two designs?", f.now); got != "blocked: which of two designs?" {
 		t.Errorf("the message to the lead = %q; want blocked: which of two designs?", got)
 	}
-	if got, want := v.BlockedReply(c, "Your lead got a message;", f.now).Text,
+	if got, want := v.BlockedReply(c, Told{Sent: true}, f.now).Text,
 		"Blocked. Your lead got a message; a message that wakes you is the answer."; got != want {
 		t.Errorf("the reply of a worker = %q; want %q", got, want)
 	}

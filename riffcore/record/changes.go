@@ -516,22 +516,3 @@ func (p *PauseState) UnmarshalJSON(b []byte) error {
 	}
 	return fmt.Errorf("state %q: a pause is paused or running", s)
 }
-
-// Command is the kind of a command, as the envelope names it. A command
-// kind is never renamed. A reader keeps a kind that it does not know as
-// text.
-type Command = string
-
-// Commands lists each command kind of this build. The fixture kinds.json
-// lists the same names.
-func Commands() []Command {
-	return []Command{
-		// the work
-		"register", "start", "end", "join", "leave", "post", "claim", "release", "release_for",
-		"lead", "pause", "resume", "hold", "free", "plan", "plan_off", "notes", "set_idle",
-		// the people
-		"invite", "remove", "set_admin", "pass_owner", "take_owner", "deny_owner", "revoke", "admit",
-		// the server
-		"make_riff", "announce", "forget", "import", "grant_owner", "end_owner", "name_owner",
-	}
-}

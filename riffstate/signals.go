@@ -1,0 +1,187 @@
+package riffstate
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// SignalCall is a call of the wire that changes only the presence: a
+// status, a block, a step, a keep-alive, a move. Its type holds its
+// rules, as a [Command] holds its own: the check of its input, the text
+// of the message that it sends to the lead, and its reply. The engine
+// runs the steps in order (see Signaled in riffengine):
+//
+//  1. Check, on the caller as the token layer gave it; a refusal ends
+//     the call with no change.
+//  2. The signal is set in the presence.
+//  3. Tell, on the written copy after the signal; a text that is not
+//     empty goes to the lead of the caller's user as a post of the
+//     caller through the one path ([TellLead]).
+//  4. Reply, on the written copy, with what became of that message.
+//
+// Like Handle and Reply, each method is pure: it reads its arguments
+// only.
+type SignalCall[R any] interface {
+	// Check checks the input of the call of c and gives its signal, or a
+	// refusal (*wire.Refused).
+	Check(c Caller) (Signal, error)
+	// Tell gives the text of the message to the lead that the call sends
+	// after its signal, or "" for none.
+	Tell(c Caller, v View, now Now) string
+	// Reply makes the reply from the written copy and told.
+	Reply(c Caller, v View, told Told, now Now) R
+}
+
+// Told is what became of the message to the lead of a signal: none went,
+// the lead got it, or the post was refused (no lead, for example).
+type Told struct {
+	Sent    bool
+	Refused *wire.Refused
+}
+
+// text is the part of a reply that says what became of the message:
+// "Your lead got a message;", the reason of the refusal with a final
+// period, or "" when no message went.
+func (t Told) text() string {
+	switch {
+	case t.Sent:
+		return "Your lead got a message;"
+	case t.Refused != nil:
+		return t.Refused.Reason + "."
+	}
+	return ""
+}
+
+// TellLead is the post that carries the message of a signal to the lead
+// of the caller's user.
+func TellLead(c Caller, text string) Post {
+	return Post{Post: wire.Post{Me: c.URI, Tell: "lead", Body: text}}
+}
+
+// noTell is the Tell of a signal that sends no message.
+type noTell struct{}
+
+func (noTell) Tell(Caller, View, Now) string { return "" }
+
+// SetStatus sets the status of the session: one line of at most 400
+// characters.
+type SetStatus struct {
+	wire.Status
+	noTell
+}
+
+func (q SetStatus) Check(Caller) (Signal, error) {
+	if err := checkLine("status", q.Text); err != nil {
+		return nil, err
+	}
+	return StatusSet{Text: q.Text}, nil
+}
+
+func (SetStatus) Reply(Caller, View, Told, Now) wire.TextReply {
+	return wire.TextReply{Text: "Your status is set."}
+}
+
+// SetBlocked says that the session cannot go on with no decision; it
+// wakes the lead of its user with the reason ([View.BlockedTell]).
+type SetBlocked struct{ wire.Blocked }
+
+func (q SetBlocked) Check(Caller) (Signal, error) {
+	if err := checkLine("reason", q.Reason); err != nil {
+		return nil, err
+	}
+	return BlockedSet{Reason: q.Reason}, nil
+}
+
+func (q SetBlocked) Tell(c Caller, v View, now Now) string { return v.BlockedTell(c, q.Reason, now) }
+
+func (SetBlocked) Reply(c Caller, v View, told Told, now Now) wire.TextReply {
+	return v.BlockedReply(c, told, now)
+}
+
+// SetStep starts, ends or fails the long step of the session. A failed
+// step wakes the lead of its user.
+type SetStep struct{ wire.Step }
+
+func (q SetStep) Check(Caller) (Signal, error) {
+	n := 0
+	for _, set := range []bool{q.Start != "", q.Done, q.Fail != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, wire.Refuse(wire.BadRequest, "a step call gives one of start, done and fail")
+	}
+	if err := checkLine("step", q.Start+q.Fail); err != nil {
+		return nil, err
+	}
+	return StepChange{Start: q.Start, Done: q.Done, Fail: q.Fail}, nil
+}
+
+// Tell: "step failed: STEP: REASON", with the name of the step that the
+// presence holds after the signal.
+func (q SetStep) Tell(c Caller, v View, _ Now) string {
+	if q.Fail == "" {
+		return ""
+	}
+	step := "step"
+	if l := v.Presence().Live(c.Who()); l != nil && l.Step != nil {
+		step = l.Step.Name
+	}
+	return "step failed: " + step + ": " + q.Fail
+}
+
+func (SetStep) Reply(_ Caller, _ View, told Told, _ Now) wire.TextReply {
+	return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + strings.TrimSuffix(told.text(), ";"))}
+}
+
+// KeepAlive is the keep-alive of a session: a sign of life that is not a
+// call, with the newest facts of the session. The reply says whether the
+// client clears the context of the session.
+type KeepAlive struct {
+	wire.Alive
+	noTell
+}
+
+func (q KeepAlive) Check(Caller) (Signal, error) {
+	if q.PromptSecs != nil && *q.PromptSecs < 0 {
+		return nil, wire.Refuse(wire.BadRequest, "prompt_secs is the time since the last prompt: 0 or more seconds, not %d", *q.PromptSecs)
+	}
+	return Alive{Activity: q.Activity, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
+}
+
+func (KeepAlive) Reply(c Caller, v View, _ Told, _ Now) wire.AliveReply {
+	s := v.Riff().Session(c.Who())
+	return wire.AliveReply{Clear: s != nil && s.Life == MustClear}
+}
+
+// Move is a session that moves to the place of its URI. The reply is its
+// URI with its marks.
+type Move struct {
+	wire.Move
+	noTell
+}
+
+func (Move) Check(c Caller) (Signal, error) { return Place{Place: c.URI.Place()}, nil }
+
+func (Move) Reply(c Caller, v View, _ Told, now Now) wire.RegisterReply {
+	reply := wire.RegisterReply{URI: c.URI}
+	if s := v.Riff().Session(c.Who()); s != nil {
+		reply.URI = v.Marked(s, now)
+	}
+	return reply
+}
+
+// checkLine checks a status, a block reason or a step: one line of at
+// most 400 characters.
+func checkLine(what, text string) error {
+	if n := len([]rune(text)); n > wire.MaxStatus {
+		return wire.Refuse(wire.BadRequest, "the %s has more than %d characters", what, wire.MaxStatus)
+	}
+	if bytes.ContainsAny([]byte(text), "\r\n") {
+		return wire.Refuse(wire.BadRequest, "the %s is one line", what)
+	}
+	return nil
+}
