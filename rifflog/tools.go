@@ -22,7 +22,8 @@ import (
 // kind, a selector, a scope, a part of a session URI) and keeps a kind
 // of a later build as raw JSON (record.Other); and a line that does not
 // decode has no typed record at all. So text and touched read the JSON
-// of the line, and nothing else of the tools reads a record.
+// of the line, and nothing else of the tools reads a record. The tests
+// TestGivenRecordsOfALaterBuild... show what a typed record would lose.
 
 // Print writes the records after position from as text, one line each:
 // the position, the time, the cause, the command and the kind of the
