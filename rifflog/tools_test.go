@@ -192,15 +192,21 @@ func TestVerifyNamesEachProblem(t *testing.T) {
 	}
 }
 
-func TestPrint(t *testing.T) {
-	s := smallLog(t)
+// printed gives what Print writes of s after position from.
+func printed(t *testing.T, s rifflog.Store, from uint64) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := rifflog.Print(context.Background(), s, 8, &b); err != nil {
+	if err := rifflog.Print(context.Background(), s, from, &b); err != nil {
 		t.Fatal(err)
 	}
+	return b.String()
+}
+
+func TestPrint(t *testing.T) {
+	s := smallLog(t)
 	want := "9 2026-09-21T14:13:20.009Z by={\"session\":\"ann/s1\"} claim claimed {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-9\"}\n" +
 		"10 2026-09-21T14:13:20.01Z by={\"session\":\"ann/s1\"} release released {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-10\"}\n"
-	if diff := cmp.Diff(want, b.String()); diff != "" {
+	if diff := cmp.Diff(want, printed(t, s, 8)); diff != "" {
 		t.Errorf("Print (-want +got):\n%s", diff)
 	}
 }
@@ -311,14 +317,10 @@ func laterBuildLog(t *testing.T) rifflog.Store {
 // build does not know too (the reason why the log tools read the JSON of
 // a record and not its typed record: see rifflog/tools.go).
 func TestGivenRecordsOfALaterBuildWhenTheLogIsPrintedThenWhatThisBuildDoesNotKnowShows(t *testing.T) {
-	var b bytes.Buffer
-	if err := rifflog.Print(context.Background(), laterBuildLog(t), 0, &b); err != nil {
-		t.Fatal(err)
-	}
 	want := "1 2026-09-21T14:13:20.001Z by={\"session\":\"ann/s1\"} claim claimed {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-1\",\"until_ms\":1790000600000}\n" +
 		"2 2026-09-21T14:13:20.002Z by={\"session\":\"ann/s1\"} rename thread_renamed {\"thread\":\"o/renamed\",\"from\":{\"thread\":\"o/old\"}}\n"
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("Print (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, printed(t, laterBuildLog(t), 0)); diff != "" {
+		t.Errorf("Print of the records of a later build (-want +got):\n%s", diff)
 	}
 }
 
