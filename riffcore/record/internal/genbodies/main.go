@@ -243,7 +243,9 @@ func (p *pkg) readTypes(d *ast.GenDecl) error {
 		var fs []field
 		for _, f := range st.Fields.List {
 			typ := exprString(f.Type)
-			if _, ok := readerOf[typ]; !ok {
+			if _, ok := readerOf[typ]; !ok || len(f.Names) == 0 {
+				// A type with no reader, or an embedded field (whose
+				// fields encoding/json reads as the type's own).
 				p.unread[ts.Name.Name] = struct{}{}
 			}
 			tag := ""
