@@ -72,6 +72,7 @@ require (
 	github.com/como-technologies/riff/riffengine v0.0.0
 	github.com/como-technologies/riff/rifflog v0.0.0
 	github.com/como-technologies/riff/riffstate v0.0.0
+	github.com/como-technologies/riff/tools v0.0.0
 	golang.org/x/sys v0.50.0 // indirect
 )
 
@@ -85,3 +86,5 @@ replace github.com/como-technologies/riff/riffengine => ../riffengine
 replace github.com/como-technologies/riff/rifflog => ../rifflog
 
 replace github.com/como-technologies/riff/riffstate => ../riffstate
+
+replace github.com/como-technologies/riff/tools => ../tools

@@ -16,4 +16,5 @@ replace (
 	github.com/como-technologies/riff/riffengine => ../riffengine
 	github.com/como-technologies/riff/rifflog => ../rifflog
 	github.com/como-technologies/riff/riffstate => ../riffstate
+	github.com/como-technologies/riff/tools => ../tools
 )

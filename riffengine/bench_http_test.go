@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +24,7 @@ import (
 	"github.com/como-technologies/riff/rifflog/dir"
 	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/como-technologies/riff/riffstate"
+	"github.com/como-technologies/riff/tools/loadtool"
 )
 
 // The benchmarks of durable commands through HTTP (the issue, "Tests that
@@ -164,13 +163,10 @@ func BenchmarkDurableClaimsHTTP(b *testing.B) {
 }
 
 // BenchmarkTrivialHTTP is the ceiling of net/http on this machine under
-// the same load: a handler that reads the body and writes a small JSON.
+// the same load: a handler that reads the body and writes a small JSON
+// (loadtool.Trivial, the ceiling of the load benchmark of riff-server).
 func BenchmarkTrivialHTTP(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"holder":"riff://u1@h/o/repo?session=s0001&claim=item-1"}` + "\n"))
-	}))
+	srv := httptest.NewServer(loadtool.Trivial())
 	defer srv.Close()
 	body, _ := json.Marshal(wire.Claim{Me: name.SessionURI{User: "u1", Host: "h", Repo: "o/repo", Session: "s0001"}, Item: "item-1"})
 	load(b, newBenchClient(), srv.URL, func(c, i int) (string, []byte) { return "/v1/claim", body })
@@ -179,36 +175,16 @@ func BenchmarkTrivialHTTP(b *testing.B) {
 // BenchmarkFsyncRate is the raw rate of durable small writes on the disk
 // of b.TempDir (the same disk as the directory store of
 // BenchmarkDurableClaimsHTTP): create a file, write 300 bytes, fsync it,
-// close it, fsync the directory.
+// close it, fsync the directory (loadtool.FsyncRate, the fsync figure
+// of the load benchmark of riff-server).
 func BenchmarkFsyncRate(b *testing.B) {
 	d := b.TempDir()
-	data := bytes.Repeat([]byte("x"), 300)
-	dirFile, err := os.Open(d)
+	b.ResetTimer()
+	res, err := loadtool.FsyncRate(d, b.N)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer dirFile.Close()
-	b.ResetTimer()
-	start := time.Now()
-	for i := range b.N {
-		f, err := os.OpenFile(filepath.Join(d, fmt.Sprintf("%020d", i)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := f.Write(data); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
-		if err := dirFile.Sync(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "fsyncs/s")
+	b.ReportMetric(res.PerS, "fsyncs/s")
 }
 
 // BenchmarkHandlerClaimRelease measures the server's own work on a call,

@@ -6,6 +6,7 @@ require (
 	github.com/como-technologies/riff/riffcore v0.0.0
 	github.com/como-technologies/riff/rifflog v0.0.0
 	github.com/como-technologies/riff/riffstate v0.0.0
+	github.com/como-technologies/riff/tools v0.0.0
 	github.com/google/go-cmp v0.7.0
 )
 
@@ -15,4 +16,5 @@ replace (
 	github.com/como-technologies/riff/riffcore => ../riffcore
 	github.com/como-technologies/riff/rifflog => ../rifflog
 	github.com/como-technologies/riff/riffstate => ../riffstate
+	github.com/como-technologies/riff/tools => ../tools
 )

@@ -15,9 +15,11 @@ var (
 	ErrNotExist = errors.New("object does not exist")
 	// ErrChanged: Swap found another generation than the one it was given.
 	ErrChanged = errors.New("object changed")
-	// ErrStopped: the store gave up for good (another instance writes,
-	// or the retries ran out); it writes nothing more.
-	ErrStopped = errors.New("store stopped")
+	// ErrStoreStopped: the store gave up for good (another instance writes,
+	// or the retries ran out); it writes nothing more. It is the store's,
+	// not riffengine.ErrStopped, which a call gets once the server has
+	// stopped (one cause of which is this one).
+	ErrStoreStopped = errors.New("store stopped")
 )
 
 // Store keeps named objects. Names are slash-separated paths such as

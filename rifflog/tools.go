@@ -12,6 +12,19 @@ import (
 	"time"
 )
 
+// The log tools (Print, Verify, CutAfter) read a record line by its
+// JSON shape, not as the typed record of riffcore/record, and this is
+// why. They are for the operator of a log that any build may have
+// written: Print shows each line as it stands, and CutAfter names every
+// thread that the records it removes touch. A typed record of this build
+// cannot say that: record.Decode skips the keys that this build does not
+// know, reads a value of a later build as "other" (a reason, a message
+// kind, a selector, a scope, a part of a session URI) and keeps a kind
+// of a later build as raw JSON (record.Other); and a line that does not
+// decode has no typed record at all. So text and touched read the JSON
+// of the line, and nothing else of the tools reads a record. The tests
+// TestGivenRecordsOfALaterBuild... show what a typed record would lose.
+
 // Print writes the records after position from as text, one line each:
 // the position, the time, the cause, the command and the kind of the
 // change, then the change as JSON.
@@ -33,7 +46,8 @@ func Print(ctx context.Context, s Store, from uint64, w io.Writer) error {
 	return nil
 }
 
-// text gives one record as a line of text.
+// text gives one record as a line of text, from its JSON (see the top
+// of this file: the typed record would drop what a later build wrote).
 func text(line []byte, pos uint64) string {
 	var env struct {
 		WrittenAtMs int64                      `json:"written_at_ms"`
@@ -428,7 +442,9 @@ func CutAfter(ctx context.Context, s Store, after uint64, yes bool, now time.Tim
 	return c, nil
 }
 
-// touched adds the value of each "thread" key in a record to threads.
+// touched adds the value of each "thread" key in a record to threads,
+// from its JSON (see the top of this file: a kind of a later build has
+// no type here, and its threads count too).
 func touched(line []byte, threads map[string]bool) {
 	var v any
 	if json.Unmarshal(line, &v) != nil {

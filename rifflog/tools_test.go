@@ -192,15 +192,21 @@ func TestVerifyNamesEachProblem(t *testing.T) {
 	}
 }
 
-func TestPrint(t *testing.T) {
-	s := smallLog(t)
+// printed gives what Print writes of s after position from.
+func printed(t *testing.T, s rifflog.Store, from uint64) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := rifflog.Print(context.Background(), s, 8, &b); err != nil {
+	if err := rifflog.Print(context.Background(), s, from, &b); err != nil {
 		t.Fatal(err)
 	}
+	return b.String()
+}
+
+func TestPrint(t *testing.T) {
+	s := smallLog(t)
 	want := "9 2026-09-21T14:13:20.009Z by={\"session\":\"ann/s1\"} claim claimed {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-9\"}\n" +
 		"10 2026-09-21T14:13:20.01Z by={\"session\":\"ann/s1\"} release released {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-10\"}\n"
-	if diff := cmp.Diff(want, b.String()); diff != "" {
+	if diff := cmp.Diff(want, printed(t, s, 8)); diff != "" {
 		t.Errorf("Print (-want +got):\n%s", diff)
 	}
 }
@@ -287,5 +293,46 @@ func TestGivenOneFlippedBitWhenTheLogIsVerifiedThenItNamesTheDamageTheFirstBreak
 	want := rifflog.Unchecked{Chunks: 60, First: rifflog.ChunkName(5), Last: rifflog.ChunkName(123), FromPosition: 5, ToPosition: 124}
 	if diff := cmp.Diff(want, v.Unchecked); diff != "" {
 		t.Errorf("Verify unchecked (-want +got):\n%s", diff)
+	}
+}
+
+// laterBuildLog writes a log of two records that a later build wrote: a
+// claim with a field that this build does not know, and a change of a
+// kind that this build does not know, which names a thread.
+func laterBuildLog(t *testing.T) rifflog.Store {
+	t.Helper()
+	s := mem.New()
+	var r rifflog.Replayed
+	if _, err := rifflog.Write(context.Background(), s, r.Next([][]byte{
+		[]byte(`{"position":1,"written_at_ms":1790000000001,"by":{"session":"ann/s1"},"command":"claim","change":{"claimed":{"session":"riff://ann@host/o/repo?session=s1","thread":"o/repo","item":"issue-1","until_ms":1790000600000}}}`),
+		[]byte(`{"position":2,"written_at_ms":1790000000002,"by":{"session":"ann/s1"},"command":"rename","change":{"thread_renamed":{"thread":"o/renamed","from":{"thread":"o/old"}}}}`),
+	})); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Given records of a later build, when the log is printed, then each
+// line shows what the record holds, the field and the kind that this
+// build does not know too (the reason why the log tools read the JSON of
+// a record and not its typed record: see rifflog/tools.go).
+func TestGivenRecordsOfALaterBuildWhenTheLogIsPrintedThenWhatThisBuildDoesNotKnowShows(t *testing.T) {
+	want := "1 2026-09-21T14:13:20.001Z by={\"session\":\"ann/s1\"} claim claimed {\"session\":\"riff://ann@host/o/repo?session=s1\",\"thread\":\"o/repo\",\"item\":\"issue-1\",\"until_ms\":1790000600000}\n" +
+		"2 2026-09-21T14:13:20.002Z by={\"session\":\"ann/s1\"} rename thread_renamed {\"thread\":\"o/renamed\",\"from\":{\"thread\":\"o/old\"}}\n"
+	if diff := cmp.Diff(want, printed(t, laterBuildLog(t), 0)); diff != "" {
+		t.Errorf("Print of the records of a later build (-want +got):\n%s", diff)
+	}
+}
+
+// Given records of a later build, when a cut plans to remove them, then
+// it names each thread that they touch, those of a kind that this build
+// does not know too.
+func TestGivenRecordsOfALaterBuildWhenACutRemovesThemThenItNamesEachThreadTheyTouch(t *testing.T) {
+	c, err := rifflog.CutAfter(context.Background(), laterBuildLog(t), 0, false, time.UnixMilli(1790000000000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"o/old", "o/renamed", "o/repo"}, c.Threads); diff != "" {
+		t.Errorf("CutAfter threads (-want +got):\n%s", diff)
 	}
 }

@@ -4,9 +4,8 @@ package main
 // through HTTP on the directory store with 64 concurrent clients, beside
 // the raw fsync rate of the same disk and the HTTP ceiling of a trivial
 // handler, measured in the same run). Three processes: riff-server (or
-// the trivial server), the load (riffload, from
-// riffengine/internal/loadtool) and this test, which only starts them
-// and reads their results. Command and figures: docs/performance.md,
+// the trivial server), the load (riffload, of the tool module tools/)
+// and this test, which only starts them and reads their results. Command and figures: docs/performance.md,
 // section riffengine.
 //
 //	cd cmd/riff-server && go test -run '^$' -bench '^BenchmarkServerLoad$' -benchtime 60000x -count 3 .
@@ -30,28 +29,17 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/loadtool"
 )
 
 // loadClients is the number of concurrent clients of the issue.
 const loadClients = 64
 
-// loadResult is the JSON of "riffload run" (loadtool.Result).
-type loadResult struct {
-	Calls     int     `json:"calls"`
-	Seconds   float64 `json:"seconds"`
-	CallsPerS float64 `json:"calls_per_s"`
-	P50Ms     float64 `json:"p50_ms"`
-	P99Ms     float64 `json:"p99_ms"`
-	MaxMs     float64 `json:"max_ms"`
-	// WarmupCalls are the calls of the warm-up, sent but not measured.
-	WarmupCalls int `json:"warmup_calls"`
-}
-
 // cpuPerCall gives the CPU time of a process (user and system, its whole
 // life) in µs per call of a load, counting the warm-up calls too: the
 // CPU includes the start-up and the warm-up of the process, so the
 // divisor does.
-func cpuPerCall(cpu time.Duration, r loadResult) float64 {
+func cpuPerCall(cpu time.Duration, r loadtool.Result) float64 {
 	n := r.Calls + r.WarmupCalls
 	if n == 0 {
 		return 0
@@ -72,29 +60,16 @@ func cpuTime(st *os.ProcessState) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// fsyncResult is the JSON of "riffload fsync" (loadtool.FsyncResult).
-type fsyncResult struct {
-	PerS  float64 `json:"fsyncs_per_s"`
-	P50Ms float64 `json:"p50_ms"`
-	P99Ms float64 `json:"p99_ms"`
-}
-
-// loadCall is one call of a riffload script.
-type loadCall struct {
-	Path string `json:"path"`
-	Body any    `json:"body"`
-}
-
 var (
 	riffloadOnce sync.Once
 	riffloadBin  string
 	riffloadErr  error
 )
 
-// riffload builds the load program once per test run (with no race
-// detector), next to the riff-server that TestMain built. It lives in
-// riffengine/internal/loadtool: this package cannot import an internal
-// package of riffengine, but the go tool can build its command.
+// riffload builds the load program of the tool module once per test run
+// (with no race detector), next to the riff-server that TestMain built:
+// the load runs in a process of its own, so that the clients and the
+// server do not share a Go runtime.
 func riffload(b *testing.B) string {
 	b.Helper()
 	if buildErr != nil {
@@ -102,7 +77,7 @@ func riffload(b *testing.B) string {
 	}
 	riffloadOnce.Do(func() {
 		out := filepath.Join(filepath.Dir(binary), "riffload")
-		cmd := exec.Command("go", "build", "-o", out, "github.com/como-technologies/riff/riffengine/internal/loadtool/riffload")
+		cmd := exec.Command("go", "build", "-o", out, "github.com/como-technologies/riff/tools/riffload")
 		if data, err := cmd.CombinedOutput(); err != nil {
 			riffloadErr = fmt.Errorf("go build riffload: %v\n%s", err, data)
 			return
@@ -133,9 +108,9 @@ func runJSON(b *testing.B, v any, bin string, args ...string) time.Duration {
 }
 
 // writeScript writes the calls of each client as a riffload script.
-func writeScript(b *testing.B, path string, clients [][]loadCall) {
+func writeScript(b *testing.B, path string, clients [][]loadtool.Call) {
 	b.Helper()
-	data, err := json.Marshal(map[string]any{"clients": clients})
+	data, err := json.Marshal(loadtool.Script{Clients: clients})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -301,14 +276,14 @@ func BenchmarkServerLoad(b *testing.B) {
 		}
 	}
 
-	clients := make([][]loadCall, loadClients)
+	clients := make([][]loadtool.Call, loadClients)
 	mes := make([]name.SessionURI, loadClients)
 	for c := range loadClients {
 		mes[c] = name.SessionURI{User: fmt.Sprintf("u%d", c+1), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c+1)}
 		item := name.Item(fmt.Sprintf("item-%d", c+1))
-		clients[c] = []loadCall{
-			{Path: "/v1/claim", Body: wire.Claim{Me: mes[c], Item: item}},
-			{Path: "/v1/release", Body: wire.Release{Me: mes[c], Item: item}},
+		clients[c] = []loadtool.Call{
+			{Path: "/v1/claim", Body: mustJSON(b, wire.Claim{Me: mes[c], Item: item})},
+			{Path: "/v1/release", Body: mustJSON(b, wire.Release{Me: mes[c], Item: item})},
 		}
 	}
 	script := filepath.Join(root, "script.json")
@@ -320,12 +295,12 @@ func BenchmarkServerLoad(b *testing.B) {
 	b.ResetTimer()
 
 	// The raw fsync rate of the same disk.
-	var fs fsyncResult
+	var fs loadtool.FsyncResult
 	runJSON(b, &fs, load, "fsync", "-dir", fsyncDir, "-count", "2000")
 
 	// The ceiling: the trivial handler in a process of its own.
 	trivial, trivialURL := startTrivial(b, load, filepath.Join(root, "trivial.log"))
-	var ceiling loadResult
+	var ceiling loadtool.Result
 	trivialLoadCPU := runJSON(b, &ceiling, load, runArgs(trivialURL)...)
 	trivialCPU := trivial.stop(b)
 
@@ -333,7 +308,7 @@ func BenchmarkServerLoad(b *testing.B) {
 	// once its body is in a chunk file (group commit, the steps of a
 	// chunk of the directory store), on the same disk.
 	durTrivial, durTrivialURL := startTrivial(b, load, filepath.Join(root, "durable-trivial.log"), "-dir", chunkDir)
-	var durCeiling loadResult
+	var durCeiling loadtool.Result
 	runJSON(b, &durCeiling, load, runArgs(durTrivialURL)...)
 	durTrivialCPU := durTrivial.stop(b)
 	durTrivialChunks := countFiles(b, chunkDir)
@@ -342,7 +317,7 @@ func BenchmarkServerLoad(b *testing.B) {
 	// under the same load.
 	memSrv, memURL := startRiffServer(b, root, "")
 	setupRiff(b, memURL, mes)
-	var memory loadResult
+	var memory loadtool.Result
 	runJSON(b, &memory, load, runArgs(memURL)...)
 	memCPU := memSrv.stop(b)
 
@@ -350,7 +325,7 @@ func BenchmarkServerLoad(b *testing.B) {
 	srv, url := startRiffServer(b, root, storeDir)
 	setupRiff(b, url, mes)
 	before, _ := serverFacts(url)
-	var durable loadResult
+	var durable loadtool.Result
 	busy0 := machineCPU(b)
 	loadCPU := runJSON(b, &durable, load, runArgs(url)...)
 	busy := machineCPU(b).busySince(busy0)
@@ -421,6 +396,16 @@ func BenchmarkServerLoad(b *testing.B) {
 		durCeiling.CallsPerS, durCeiling.P50Ms, durCeiling.P99Ms, durTrivialPerChunk, durTrivialPerCall,
 		fs.PerS, fs.P50Ms, fs.P99Ms, memory.CallsPerS, memory.P50Ms, memPerCall, 100*busy,
 		durable.CallsPerS/ceiling.CallsPerS, durable.CallsPerS/durCeiling.CallsPerS, durable.CallsPerS/memory.CallsPerS, met)
+}
+
+// mustJSON gives the JSON of a body of a call.
+func mustJSON(b *testing.B, v any) json.RawMessage {
+	b.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }
 
 // startTrivial starts "riffload trivial" with args and gives its URL.

@@ -1,6 +1,7 @@
 // Package fence keeps the dependencies of the modules of riff pointing
 // one way: cmd → riffengine → riffstate and rifflog → riffcore;
-// riffclient → riffcore. Each module has one test that calls [Check].
+// riffclient → riffcore; tools (the load of the benchmarks) → nothing
+// of the server. Each module has one test that calls [Check].
 //
 // It only reads the imports of Go files. It never builds or runs code.
 package fence

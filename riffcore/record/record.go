@@ -28,6 +28,15 @@
 //     no omitempty must be in the change, or the record does not read.
 //   - the command of the envelope: text; a command it does not know is
 //     kept as text.
+//
+// # A new kind or a new field
+//
+// A kind is its type in changes.go, its constant in [Kinds] and its case
+// in decodeKind; then run go generate in this folder, which writes the
+// reader of its body on the fast path of [Decode] from its struct tags
+// (bodies_gen.go). A field of a type with no reader of the fast path
+// leaves the kind to the slow path (encoding/json), which reads it all
+// the same; internal/genbodies names the types that have a reader.
 package record
 
 import (

@@ -1,10 +1,19 @@
 package record
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
+
+// The scanner of the codec: the reading of JSON byte for byte, apart from
+// what a record holds. objectFields splits an object for the slow path;
+// reader reads the JSON values of the fast path, whose readers of the
+// types of a record are in fast.go and whose readers of the bodies of the
+// kinds are generated from the struct tags (bodies_gen.go).
 
 // objectFields gives the keys and the raw values of the top level of a
 // JSON object, in order, with no allocation for the values. It is the
@@ -122,4 +131,273 @@ func valueEnd(b []byte, i int) int {
 		return -1
 	}
 	return j
+}
+
+// reader reads JSON from b at i, byte for byte.
+type reader struct {
+	b []byte
+	i int
+	// d interns the names; nil interns nothing.
+	d *Decoder
+}
+
+// space skips white space and gives the index after it.
+func (r *reader) space() int {
+	r.i = skipSpace(r.b, r.i)
+	return r.i
+}
+
+// next reads the byte c after white space.
+func (r *reader) next(c byte) bool {
+	if r.space() < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// object reads an object, and calls field after each key: field reads
+// the value. A key is read only when it is ASCII with no escape.
+func (r *reader) object(field func(key []byte) bool) bool {
+	if !r.next('{') {
+		return false
+	}
+	if r.next('}') {
+		return true
+	}
+	for {
+		key, ascii := r.text()
+		if key == nil || !ascii || !r.next(':') || !field(key) {
+			return false
+		}
+		switch {
+		case r.next(','):
+		case r.next('}'):
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// unknown skips the value of a key that is not in the lists; a key that
+// is one of theirs in another case is not read here (encoding/json would
+// read it into its field: the slow path decides).
+func (r *reader) unknown(key []byte, lists ...string) bool {
+	for _, list := range lists {
+		for rest := list; rest != ""; {
+			var known string
+			known, rest = nextWord(rest)
+			if strings.EqualFold(known, string(key)) {
+				return false
+			}
+		}
+	}
+	return r.skip()
+}
+
+// skip skips a value that is JSON.
+func (r *reader) skip() bool {
+	start := r.space()
+	end := valueEnd(r.b, start)
+	if end < 0 || !json.Valid(r.b[start:end]) {
+		return false
+	}
+	r.i = end
+	return true
+}
+
+// text reads a string with no escape and no control character, that is
+// UTF-8, and gives the bytes inside its quotes (not nil), and whether
+// they are ASCII. It gives nil for each other form.
+func (r *reader) text() (s []byte, ascii bool) {
+	if r.space() >= len(r.b) || r.b[r.i] != '"' {
+		return nil, false
+	}
+	start := r.i + 1
+	j := start
+	for ; j+8 <= len(r.b) && !special(binary.LittleEndian.Uint64(r.b[j:])); j += 8 {
+	}
+	ascii = true
+	for ; j < len(r.b); j++ {
+		switch c := r.b[j]; {
+		case c == '"':
+			s = r.b[start:j]
+			if !ascii && !utf8.Valid(s) {
+				return nil, false
+			}
+			r.i = j + 1
+			return s, ascii
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// special says whether one of the 8 bytes of x is a quote, a backslash,
+// a control character or not ASCII: the bytes that text reads one by
+// one. (v-lo)&^v&hi is not zero when a byte of v is zero, and
+// (x-lo*n)&^x&hi when a byte of x is below n, for n up to 128.
+func special(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(lo*'"'), x^(lo*'\\')
+	return ((quote-lo)&^quote|(backslash-lo)&^backslash|(x-lo*0x20)&^x|x)&hi != 0
+}
+
+func (r *reader) str() (string, bool) {
+	s, _ := r.text()
+	return string(s), s != nil
+}
+
+// name reads a string as str does, interned: for the texts that come
+// again from record to record.
+func (r *reader) name() (string, bool) {
+	s, _ := r.text()
+	if s == nil {
+		return "", false
+	}
+	return r.d.intern(s), true
+}
+
+// literal reads the literal word.
+func (r *reader) literal(word string) bool {
+	if r.space()+len(word) <= len(r.b) && string(r.b[r.i:r.i+len(word)]) == word {
+		r.i += len(word)
+		return true
+	}
+	return false
+}
+
+func (r *reader) boolean() (bool, bool) {
+	switch {
+	case r.literal("true"):
+		return true, true
+	case r.literal("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// digits reads the digits of a JSON number with no fraction and no
+// exponent, and gives their value; ok is false when they do not fit.
+func (r *reader) digits() (n uint64, ok bool) {
+	start := r.i
+	for r.i < len(r.b) && '0' <= r.b[r.i] && r.b[r.i] <= '9' {
+		d := uint64(r.b[r.i] - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+		r.i++
+	}
+	switch {
+	case r.i == start, r.b[start] == '0' && r.i > start+1:
+		return 0, false // no digit, or a leading zero
+	case r.i < len(r.b) && (r.b[r.i] == '.' || r.b[r.i] == 'e' || r.b[r.i] == 'E'):
+		return 0, false
+	}
+	return n, true
+}
+
+func (r *reader) uint64() (uint64, bool) {
+	r.space()
+	return r.digits()
+}
+
+func (r *reader) int64() (int64, bool) {
+	neg := r.next('-')
+	n, ok := r.digits()
+	switch {
+	case !ok:
+		return 0, false
+	case neg && n <= 1<<63:
+		return int64(-n), true
+	case !neg && n <= math.MaxInt64:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+// base64 reads a []byte as encoding/json does.
+func (r *reader) base64() ([]byte, bool) {
+	s, _ := r.text()
+	if s == nil {
+		return nil, false
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Decode(b, s)
+	return b[:n], err == nil
+}
+
+// array reads an array; elem reads each value. An empty array gives a
+// list that is empty but not nil, as encoding/json does.
+func (r *reader) array(elem func() bool) bool {
+	if !r.next('[') {
+		return false
+	}
+	if r.next(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch {
+		case r.next(','):
+		case r.next(']'):
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// keySet holds the keys of an object that were read, each by its index
+// in its list.
+type keySet uint64
+
+// add adds the key i; it is false for a key that is already there, or
+// for no key (-1).
+func (s *keySet) add(i int) bool {
+	if i < 0 || *s&(1<<i) != 0 {
+		return false
+	}
+	*s |= 1 << i
+	return true
+}
+
+// all says whether the set holds each key of want.
+func (s keySet) all(want keySet) bool { return s&want == want }
+
+// wordIndex gives the index of key in a list of words separated by
+// spaces, or -1.
+func wordIndex(list string, key []byte) int {
+	n, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		if list[i] != ' ' {
+			continue
+		}
+		if i-start == len(key) && list[start:i] == string(key) {
+			return n
+		}
+		n, start = n+1, i+1
+	}
+	if list != "" && list[start:] == string(key) {
+		return n
+	}
+	return -1
+}
+
+// nextWord gives the first word of a list separated by spaces, and the
+// rest of the list. It is strings.Cut for the short lists of this file.
+func nextWord(list string) (word, rest string) {
+	for i := 0; i < len(list); i++ {
+		if list[i] == ' ' {
+			return list[:i], list[i+1:]
+		}
+	}
+	return list, ""
 }

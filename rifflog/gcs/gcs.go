@@ -11,7 +11,7 @@
 // reads the object back: when its bytes are the ones it wrote, the write
 // was done by an earlier try whose answer was lost. When the time runs
 // out, the store stops for good: each later write fails with
-// rifflog.ErrStopped.
+// rifflog.ErrStoreStopped.
 //
 // The store does its own retries (the client's are off), keeps no
 // goroutine, and never deletes a bucket or an object it did not name.
@@ -53,7 +53,7 @@ type Store struct {
 	opts   Options
 
 	mu      sync.Mutex
-	stopped error // the reason the store stopped for good, wrapping rifflog.ErrStopped
+	stopped error // the reason the store stopped for good, wrapping rifflog.ErrStoreStopped
 }
 
 // New gives the store of bucket; the client stays the caller's to close.
@@ -82,7 +82,7 @@ func (s *Store) stop(err error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped == nil {
-		s.stopped = fmt.Errorf("%w: %w", rifflog.ErrStopped, err)
+		s.stopped = fmt.Errorf("%w: %w", rifflog.ErrStoreStopped, err)
 	}
 	return s.stopped
 }
@@ -176,7 +176,7 @@ func (s *Store) sameBytes(ctx context.Context, name string, data []byte) (int64,
 
 // Put creates name with ifGenerationMatch=0. A 412 on the first try
 // stops the store for good, with an error that wraps rifflog.ErrExists
-// and rifflog.ErrStopped.
+// and rifflog.ErrStoreStopped.
 func (s *Store) Put(ctx context.Context, name string, data []byte) error {
 	if err := s.Stopped(); err != nil {
 		return fmt.Errorf("put %s: %w", name, err)

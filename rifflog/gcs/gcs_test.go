@@ -214,12 +214,12 @@ func TestCompetingWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := rifflog.Write(ctx, mine, rifflog.Chunk{First: 1, Records: [][]byte{[]byte(`{"position":1,"by":"me"}`)}})
-	if !errors.Is(err, rifflog.ErrExists) || !errors.Is(err, rifflog.ErrStopped) {
-		t.Fatalf("Write after a competing writer = %v; want ErrExists and ErrStopped", err)
+	if !errors.Is(err, rifflog.ErrExists) || !errors.Is(err, rifflog.ErrStoreStopped) {
+		t.Fatalf("Write after a competing writer = %v; want ErrExists and ErrStoreStopped", err)
 	}
 	err = mine.Put(ctx, "log/other", []byte("x"))
-	if !errors.Is(err, rifflog.ErrStopped) {
-		t.Errorf("Put after the stop = %v; want ErrStopped", err)
+	if !errors.Is(err, rifflog.ErrStoreStopped) {
+		t.Errorf("Put after the stop = %v; want ErrStoreStopped", err)
 	}
 	data, _ := theirs.Get(ctx, rifflog.ChunkName(1))
 	if !strings.Contains(string(data), "them") {
@@ -235,12 +235,12 @@ func TestGivesUp(t *testing.T) {
 	s, _ := open(gcs.Options{FirstBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, RetryFor: 100 * time.Millisecond})
 	f.set(func(f *faults) { f.fail, f.status = 1<<30, http.StatusServiceUnavailable })
 	err := s.Put(ctx, "log/a", []byte("x"))
-	if !errors.Is(err, rifflog.ErrStopped) {
-		t.Fatalf("Put while every answer fails = %v; want ErrStopped", err)
+	if !errors.Is(err, rifflog.ErrStoreStopped) {
+		t.Fatalf("Put while every answer fails = %v; want ErrStoreStopped", err)
 	}
 	f.set(func(f *faults) { f.fail = 0 })
-	if err := s.Put(ctx, "log/b", []byte("x")); !errors.Is(err, rifflog.ErrStopped) {
-		t.Errorf("Put after the store gave up = %v; want ErrStopped", err)
+	if err := s.Put(ctx, "log/b", []byte("x")); !errors.Is(err, rifflog.ErrStoreStopped) {
+		t.Errorf("Put after the store gave up = %v; want ErrStoreStopped", err)
 	}
 }
 

@@ -161,8 +161,8 @@ func TestTokenFailures(t *testing.T) {
 		f.mu.Lock()
 		f.refuse = time.Now().Add(time.Hour)
 		f.mu.Unlock()
-		if err := s.Put(ctx, "log/a", []byte("x")); !errors.Is(err, rifflog.ErrStopped) {
-			t.Fatalf("Put while every token is refused = %v; want ErrStopped", err)
+		if err := s.Put(ctx, "log/a", []byte("x")); !errors.Is(err, rifflog.ErrStoreStopped) {
+			t.Fatalf("Put while every token is refused = %v; want ErrStoreStopped", err)
 		}
 		f.mu.Lock()
 		seen := f.seen401
@@ -171,8 +171,8 @@ func TestTokenFailures(t *testing.T) {
 		if seen < 2 {
 			t.Errorf("%d answers 401 before the store gave up; want at least 2 (retried)", seen)
 		}
-		if err := s.Put(ctx, "log/b", []byte("x")); !errors.Is(err, rifflog.ErrStopped) {
-			t.Errorf("Put after the store gave up = %v; want ErrStopped", err)
+		if err := s.Put(ctx, "log/b", []byte("x")); !errors.Is(err, rifflog.ErrStoreStopped) {
+			t.Errorf("Put after the store gave up = %v; want ErrStoreStopped", err)
 		}
 	})
 }

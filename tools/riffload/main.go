@@ -7,12 +7,18 @@
 //	riffload fsync -dir DIR [-count 2000]
 //
 // run sends the calls of the script and prints its loadtool.Result as
-// JSON on stdout. The script is a JSON object {"clients": [[CALL, ...],
-// ...]} where a CALL is {"path": "/v1/claim", "body": {...}}: client c
-// sends the calls of list c mod the number of lists, in turn, again and
-// again. trivial serves loadtool.Trivial (with -dir, loadtool.Durable
-// on the chunks of DIR) and prints "listening on URL" on stdout once it
-// listens. fsync prints its loadtool.FsyncResult.
+// JSON on stdout. The script is a loadtool.Script: a JSON object
+// {"clients": [[CALL, ...], ...]} where a CALL is {"path": "/v1/claim",
+// "body": {...}}: client c sends the calls of list c mod the number of
+// lists, in turn, again and again. trivial serves loadtool.Trivial
+// (with -dir, loadtool.Durable on the chunks of DIR) and prints
+// "listening on URL" on stdout once it listens. fsync prints its
+// loadtool.FsyncResult.
+//
+// It is in the tool module of riff (tools/, beside the server, as etcd
+// has tools/benchmark): it imports nothing of the server, so that a
+// load measures the server alone, and the benchmarks of the server
+// import its package loadtool.
 package main
 
 import (
@@ -28,19 +34,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/como-technologies/riff/riffengine/internal/loadtool"
+	"github.com/como-technologies/riff/tools/loadtool"
 )
-
-// Script is the input of run.
-type Script struct {
-	Clients [][]Call `json:"clients"`
-}
-
-// Call is one call of a script.
-type Call struct {
-	Path string          `json:"path"`
-	Body json.RawMessage `json:"body"`
-}
 
 func main() {
 	if len(os.Args) < 2 {
@@ -77,22 +72,13 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	var s Script
+	var s loadtool.Script
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("the script %s: %w", *script, err)
 	}
-	if len(s.Clients) == 0 {
-		return errors.New("the script has no client")
-	}
-	for c, calls := range s.Clients {
-		if len(calls) == 0 {
-			return fmt.Errorf("the script's client %d has no call", c)
-		}
-	}
-	body := func(c, i int) (string, []byte) {
-		calls := s.Clients[c%len(s.Clients)]
-		k := calls[i%len(calls)]
-		return k.Path, k.Body
+	body, err := s.Body()
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,7 @@
+// Package tools is the root of the tool module of riff: programs and
+// packages that drive or measure riff-server from outside, beside the
+// server as etcd has tools/benchmark. loadtool is the load of the
+// benchmarks of riff-server; riffload runs its parts each in a process
+// of its own. The module imports nothing of the server (a test keeps it
+// so).
+package tools
