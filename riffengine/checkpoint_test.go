@@ -3,10 +3,16 @@ package riffengine_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/mem"
@@ -90,4 +96,145 @@ func TestGivenADamagedNewestCheckpointWhenTheServerStartsThenItUsesTheOneBeforeI
 	if sessions != 2 {
 		t.Errorf("the state after the load holds %d sessions; want both (the older checkpoint and the records after it)", sessions)
 	}
+}
+
+// exercise runs a mix of calls of a few sessions through HTTP: claims,
+// releases, posts, tells, reads, statuses, steps, blocks, with call IDs.
+func exercise(r *riff, round, n int) {
+	sessions := []string{"ann/s1", "ann/s2", "bob/s3", "carl/s4"}
+	for i := range n {
+		me := uri(sessions[i%len(sessions)])
+		peer := uri(sessions[(i+1)%len(sessions)])
+		call := fmt.Sprintf("c%d-%d", round, i)
+		item := name.Item(fmt.Sprintf("issue-%d", i%7))
+		switch i % 9 {
+		case 0:
+			r.post(wire.Claim{}.Path(), wire.Claim{Me: me, Item: item}, wire.HeaderCall, call)
+		case 1:
+			r.post(wire.Release{}.Path(), wire.Release{Me: me, Item: item}, wire.HeaderCall, call)
+		case 2:
+			r.post(wire.Post{}.Path(), wire.Post{Me: me, Body: "a word " + call}, wire.HeaderCall, call)
+		case 3:
+			r.post(wire.Post{}.Path(), wire.Post{Me: me, Tell: peer.Session, Body: "to you " + call}, wire.HeaderCall, call)
+		case 4:
+			r.post(wire.Read{}.Path(), wire.Read{Me: peer, All: i%2 == 0})
+		case 5:
+			r.post(wire.Status{}.Path(), wire.Status{Me: me, Text: "works on " + call})
+		case 6:
+			r.post(wire.Step{}.Path(), wire.Step{Me: me, Start: "verify"})
+		case 7:
+			r.post(wire.Step{}.Path(), wire.Step{Me: me, Fail: "the tests fail"})
+		default:
+			r.post(wire.Read{}.Path(), wire.Read{Me: me, Thread: "dm:" + peer.Who().String()})
+		}
+	}
+}
+
+// The store design: "The server encodes a copy of the state outside the
+// lock." The checkpoint that the engine makes from its copy (moved on by
+// the written chunks and the changes of the presence) is byte for byte
+// the encode of the written state under the lock, after each round of
+// calls, on a start from an empty log and on a start from a checkpoint
+// and the records after it.
+func TestGivenCallsOfEveryKindWhenTheEngineMakesACheckpointFromItsCopyThenItIsTheStateUnderTheLock(t *testing.T) {
+	st := mem.New()
+	clk := newClock()
+	for start := range 2 {
+		r := start2(t, st, clk)
+		r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
+		for round := range 5 {
+			exercise(r, start*10+round, 40)
+			clk.Add(time.Second)
+			copied, locked, err := r.e.CheckpointCopies()
+			if err != nil {
+				t.Fatalf("start %d round %d: %v", start, round, err)
+			}
+			if !bytes.Equal(copied, locked) {
+				t.Fatalf("start %d round %d: the copy encodes\n%s\nthe state under the lock\n%s", start, round, copied, locked)
+			}
+		}
+		// Leave records after the newest checkpoint for the next start.
+		exercise(r, 90+start, 20)
+		if err := r.e.Settle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// start2 starts an engine on the store as start does, with a checkpoint
+// each 25 records, so that checkpoints of the copy run between the
+// rounds too.
+func start2(t *testing.T, st rifflog.Store, clk *clock) *riff {
+	t.Helper()
+	return start(t, setup{store: st, clock: clk, checkpointEvery: 25})
+}
+
+// Checkpoints of the copy run on a goroutine of their own while calls
+// change the state (run it with -race): each one that a start loads,
+// with the records after it, gives the riff of a replay of the whole log,
+// and the copy stays byte for byte the state under the lock.
+func TestGivenCallsThatRunWhileCheckpointsAreEncodedWhenTheServerStartsAgainThenItHasTheStateOfTheWholeLog(t *testing.T) {
+	st := keepChunks{mem.New()}
+	clk := newClock()
+	r := start2(t, st, clk)
+	r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			exercise(r, 100+w, 60)
+		}()
+	}
+	wg.Wait()
+	if names := checkpointNames(t, st); len(names) < 1 {
+		t.Fatalf("checkpoints = %v at position %d; want the checkpoints of the copy each 25 records:\n%s", names, r.position(), r.logs)
+	}
+	copied, locked, err := r.e.CheckpointCopies()
+	if err != nil || !bytes.Equal(copied, locked) {
+		t.Fatalf("after the concurrent calls the copy encodes\n%s\nthe state under the lock\n%s\n(%v)", copied, locked, err)
+	}
+	if err := r.e.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	names := checkpointNames(t, st)
+	for _, n := range names {
+		cp, err := rifflog.ReadCheckpoint(context.Background(), st, n)
+		if err != nil {
+			t.Fatalf("checkpoint %s: %v", n, err)
+		}
+		from, err := riffstate.LoadCheckpoint(cp.State, riffstate.Options{Build: serverBuild().String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := riffstate.New(riffstate.Options{Build: serverBuild().String()})
+		for _, rec := range records(t, st) {
+			if rec.Position <= cp.Position {
+				whole.Replay(rec)
+			} else {
+				from.Replay(rec)
+			}
+		}
+		for _, rec := range records(t, st) {
+			if rec.Position > cp.Position {
+				whole.Replay(rec)
+			}
+		}
+		got, _ := json.Marshal(from.Written().Riff())
+		want, _ := json.Marshal(whole.Written().Riff())
+		if !bytes.Equal(got, want) {
+			t.Errorf("the start from %s gives\n%s\nthe replay of the whole log\n%s", n, got, want)
+		}
+	}
+}
+
+// keepChunks is a store whose prune deletes no chunk, so that a test can
+// replay the whole log.
+type keepChunks struct{ rifflog.Store }
+
+func (s keepChunks) Delete(ctx context.Context, name string) error {
+	if strings.HasPrefix(name, rifflog.ChunkPrefix) {
+		return nil
+	}
+	return s.Store.Delete(ctx, name)
 }

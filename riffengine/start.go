@@ -162,6 +162,9 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.state.Replay(records...)
+	if e.shadow != nil && len(records) > 0 {
+		e.steps = append(e.steps, riffstate.ShadowStep{Records: records})
+	}
 	e.sinceCkp += len(records)
 	e.written, e.chain = replayed.Last, replayed.Chain
 	e.facts.position = replayed.Last

@@ -63,11 +63,14 @@ type State struct {
 	presence *Presence
 	kept     *Kept
 	opts     Options
+	// origin is kept from the load until NewShadow, while the state
+	// takes only a replay: nil once anything else changed it.
+	origin *origin
 }
 
 // New gives the state of an empty log.
 func New(opts Options) *State {
-	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts}
+	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts, origin: &origin{}}
 }
 
 // Pending is the view of the pending copy, for handle.
@@ -180,6 +183,7 @@ func (s *State) Queue(c Caller, kind, call string, changes []record.Change, now 
 // copy, in order, with the presence, and gives the effects: the wakes and
 // the messages of the tail. now is the time of the write.
 func (s *State) WrittenRecords(records []record.Record, now Now) Effects {
+	s.origin = nil
 	return s.applyWritten(records, now.Ms)
 }
 
@@ -219,6 +223,9 @@ func (s *State) Replay(records ...record.Record) {
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
 	}
+	if s.origin != nil {
+		s.origin.replayed = append(s.origin.replayed, records...)
+	}
 }
 
 // Loaded marks the start of the server at now: each session has 5
@@ -226,7 +233,10 @@ func (s *State) Replay(records ...record.Record) {
 func (s *State) Loaded(now Now) { s.presence.LoadedMs = now.Ms }
 
 // Keep keeps the result of an accepted call with a call ID.
-func (s *State) Keep(key Key, done Done, now Now) { s.kept.keep(key, done, now.Ms) }
+func (s *State) Keep(key Key, done Done, now Now) {
+	s.origin = nil
+	s.kept.keep(key, done, now.Ms)
+}
 
 // KeptCall gives the kept result of a call.
 func (s *State) KeptCall(key Key) (Done, bool) { return s.kept.get(key) }
