@@ -238,3 +238,35 @@ func (s keepChunks) Delete(ctx context.Context, name string) error {
 	}
 	return s.Store.Delete(ctx, name)
 }
+
+// The store design: "The server encodes a copy of the state outside the
+// lock." While a checkpoint is held right before its encode, calls of
+// every kind get their replies: none waits for the checkpoint.
+func TestGivenACheckpointThatIsEncodingWhenCallsComeThenTheyGetTheirRepliesWithNoWait(t *testing.T) {
+	st := mem.New()
+	r := start2(t, st, newClock())
+	entered, release := r.e.PauseEncodes()
+	defer release()
+	r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
+	// More than 25 records: a checkpoint comes to its encode in the
+	// middle of these calls, and waits there.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exercise(r, 0, 90)
+		exercise(r, 1, 18)
+		r.ok(wire.Who{}.Path(), wire.Who{Me: uri("ann/s1")}, nil)
+	}()
+	select {
+	case <-entered:
+	case <-time.After(time.Minute):
+		t.Fatalf("no checkpoint came to its encode in a minute: position %d", r.position())
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the calls waited a minute for a checkpoint that encodes")
+	}
+	release()
+	until(t, "a checkpoint", func() bool { return len(checkpointNames(t, st)) > 0 })
+}

@@ -96,6 +96,9 @@ type Engine struct {
 	// empties steps, in the same hold of the lock.
 	shadow *riffstate.Shadow
 	steps  []riffstate.ShadowStep
+	// beforeEncode, when a test sets it, runs right before the encode
+	// of a checkpoint, where the lock is free.
+	beforeEncode func()
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool

@@ -3,6 +3,7 @@ package riffengine
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -82,4 +83,19 @@ func (e *Engine) EncodeByCopy() (n int, held time.Duration, err error) {
 	}
 	cp, _, err := e.encodeCaptured(c)
 	return len(cp.State), held, err
+}
+
+// PauseEncodes makes each checkpoint wait right before its encode: entered
+// gets a value when one waits there, and release lets it go on.
+func (e *Engine) PauseEncodes() (entered <-chan struct{}, release func()) {
+	in := make(chan struct{}, 16)
+	gate := make(chan struct{})
+	e.mu.Lock()
+	e.beforeEncode = func() {
+		in <- struct{}{}
+		<-gate
+	}
+	e.mu.Unlock()
+	var once sync.Once
+	return in, func() { once.Do(func() { close(gate) }) }
 }

@@ -300,6 +300,8 @@ type capture struct {
 	steps   []riffstate.ShadowStep
 	changes riffstate.Changes
 	state   []byte
+	// beforeEncode is Engine.beforeEncode, read under the lock.
+	beforeEncode func()
 }
 
 // captureLocked takes what a checkpoint of the written copy needs, in
@@ -311,7 +313,7 @@ func (e *Engine) captureLocked(last bool) (c capture, ok bool, err error) {
 	if e.written == 0 || (!last && e.sinceCkp == 0) {
 		return c, false, nil
 	}
-	c.shadow = e.shadow
+	c.shadow, c.beforeEncode = e.shadow, e.beforeEncode
 	if c.shadow != nil {
 		c.steps, e.steps = e.steps, nil
 		c.changes = e.state.ShadowChanges()
@@ -346,6 +348,9 @@ func (e *Engine) encodeCaptured(c capture) (cp rifflog.Checkpoint, write bool, e
 			err = fmt.Errorf("the copy of the state is at position %d, the log at %d", sh.Position(), c.position)
 		}
 		if err == nil && c.may {
+			if c.beforeEncode != nil {
+				c.beforeEncode()
+			}
 			state, err = sh.Encode()
 		}
 		if err != nil {
