@@ -3,6 +3,7 @@ package riffengine_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -124,12 +125,14 @@ func BenchmarkCheckpointLockWait(b *testing.B) {
 	// The first checkpoint of the copy builds it from the checkpoint of
 	// the start: outside the lock too, and not in the figure.
 	change()
+	heapBefore := heapAfterGC()
 	p := probe(e)
 	t0 := time.Now()
 	if _, _, err := e.EncodeByCopy(); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("the first checkpoint by the copy (which builds it) took %v; the longest wait for the lock in it: %v", time.Since(t0).Round(time.Millisecond), p.end())
+	b.Logf("the first checkpoint by the copy (which builds it) took %v; the longest wait for the lock in it: %v; the heap grew by %d MB (from %d MB)",
+		time.Since(t0).Round(time.Millisecond), p.end(), (heapAfterGC()-heapBefore)>>20, heapBefore>>20)
 
 	var old, byCopy, oldTook, copyTook, held []time.Duration
 	for b.Loop() {
@@ -170,4 +173,12 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// heapAfterGC gives the bytes of the heap in use after a collection.
+func heapAfterGC() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
