@@ -270,3 +270,51 @@ func TestGivenACheckpointThatIsEncodingWhenCallsComeThenTheyGetTheirRepliesWithN
 	release()
 	until(t, "a checkpoint", func() bool { return len(checkpointNames(t, st)) > 0 })
 }
+
+// The store design: "A build writes no checkpoint while the newest
+// checkpoint comes from a later version." With its copy of the state, the
+// engine still writes none, in the run or at its stop, and says why.
+func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNoCheckpointAndSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	clk := newClock()
+	settled(t, st, clk, "ann/s1")
+	names := checkpointNames(t, st)
+	if len(names) != 1 {
+		t.Fatalf("checkpoints = %v", names)
+	}
+	cp, err := rifflog.ReadCheckpoint(ctx, st, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Build = "9.0.0" // as a later build wrote it
+	_ = st.Delete(ctx, names[0])
+	if _, err := rifflog.WriteCheckpoint(ctx, st, cp); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
+		Now: clk.Now, CheckpointEvery: 3, TimerEvery: time.Hour})
+	defer e.Close(context.Canceled)
+	e.SetReplay(loaded.Took, cp.Position, time.UnixMilli(cp.WrittenAtMs), cp.Build)
+	e.SetServing(true, "")
+	me := uri("ann/s1")
+	for i := range 12 {
+		item := name.Item(fmt.Sprintf("issue-%d", i))
+		if _, err := riffengine.Dispatch[riffstate.Claim, wire.ClaimReply](ctx, e, riffengine.Authenticate(prove(t, me), riffstate.Claim{Claim: wire.Claim{Me: me, Item: item}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := checkpointNames(t, st); len(got) != 1 || got[0] != names[0] {
+		t.Errorf("checkpoints after 12 records and a stop = %v; want only the one of the later build", got)
+	}
+	if why := e.Facts().NoCheckpointWhy; !strings.Contains(why, "later build 9.0.0") {
+		t.Errorf("NoCheckpointWhy = %q; want the later build", why)
+	}
+}

@@ -288,8 +288,7 @@ func (e *Engine) checkpoint(ctx context.Context, last bool) error {
 
 // capture is what a checkpoint takes under the lock.
 type capture struct {
-	// may is false when the version rules allow no checkpoint: the
-	// copy is moved on all the same, so that its steps do not pile up.
+	// may is true when the version rules allow the checkpoint.
 	may      bool
 	position uint64
 	chain    rifflog.Sum
@@ -313,15 +312,20 @@ func (e *Engine) captureLocked(last bool) (c capture, ok bool, err error) {
 	if e.written == 0 || (!last && e.sinceCkp == 0) {
 		return c, false, nil
 	}
+	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, e.state.Written().Riff().FirstSkipped, e.written)
+	if !may {
+		// Once it serves, this build writes no checkpoint for the rest of
+		// its run (the first skipped record stays, and only a checkpoint of
+		// its own or the catch-up of its start reads a newer build): the
+		// copy would only cost memory. No goroutine owns it now.
+		e.facts.noCheckpointWhy = why
+		e.shadow, e.steps = nil, nil
+		return c, false, nil
+	}
 	c.shadow, c.beforeEncode = e.shadow, e.beforeEncode
 	if c.shadow != nil {
 		c.steps, e.steps = e.steps, nil
 		c.changes = e.state.ShadowChanges()
-	}
-	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, e.state.Written().Riff().FirstSkipped, e.written)
-	if !may {
-		e.facts.noCheckpointWhy = why
-		return c, c.shadow != nil, nil
 	}
 	c.may, c.position, c.chain, c.atMs = true, e.written, e.chain, e.opts.Now().UnixMilli()
 	e.sinceCkp = 0
