@@ -130,20 +130,20 @@ func (e *Engine) Facts() wire.ServerFacts {
 	defer e.mu.Unlock()
 	now := e.opts.Now()
 	f := wire.ServerFacts{
-		Build:             e.opts.Build.String(),
-		Serves:            e.facts.serving && e.stopErr == nil,
-		Why:               e.facts.why,
-		LastError:         e.facts.lastError,
-		Position:          e.facts.position,
-		WriteErrors:       e.facts.writeErrors,
-		Skipped:           e.facts.skipped,
-		NoCheckpointWhy:   e.facts.noCheckpointWhy,
-		UnreadCheckpoints: slices.Clone(e.facts.unread),
-		Chunks:            e.facts.chunks,
-		StartedAgoMs:      now.Sub(e.facts.started).Milliseconds(),
-		ReplayMs:          e.facts.replayTook.Milliseconds(),
-		Store:             e.opts.StoreName,
+		Build:           e.opts.Build.String(),
+		Serves:          e.facts.serving && e.stopErr == nil,
+		Why:             e.facts.why,
+		LastError:       e.facts.lastError,
+		Position:        e.facts.position,
+		WriteErrors:     e.facts.writeErrors,
+		Skipped:         e.facts.skipped,
+		NoCheckpointWhy: e.facts.noCheckpointWhy,
+		Chunks:          e.facts.chunks,
+		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
+		ReplayMs:        e.facts.replayTook.Milliseconds(),
+		Store:           e.opts.StoreName,
 	}
+	f.UnreadCheckpoints = slices.Clone(e.facts.unread)
 	if e.stopErr != nil {
 		f.Why = e.stopErr.Error()
 	}
