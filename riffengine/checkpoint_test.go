@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +317,67 @@ func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNo
 	}
 	if why := e.Facts().NoCheckpointWhy; !strings.Contains(why, "later build 9.0.0") {
 		t.Errorf("NoCheckpointWhy = %q; want the later build", why)
+	}
+}
+
+// The old instance can write a checkpoint until it reads the new lease
+// (the store design). The new instance counts toward its next checkpoint
+// from the newest one that it reads after its wait, not from the one that
+// it loaded.
+func TestGivenACheckpointOfTheOldInstanceInTheWaitWhenTheNewOneServesThenItCountsFromThatCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	clk := newClock()
+	claims := func(e *riffengine.Engine, who string, from, n int) {
+		t.Helper()
+		me := uri(who)
+		for i := from; i < from+n; i++ {
+			item := name.Item(fmt.Sprintf("issue-%d", i))
+			if _, err := riffengine.Dispatch[riffstate.Claim, wire.ClaimReply](ctx, e, riffengine.Authenticate(prove(t, me), riffstate.Claim{Claim: wire.Claim{Me: me, Item: item}})); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	settled(t, st, clk, "ann/s1") // a checkpoint, then 6 records after it
+	old := start(t, setup{store: st, clock: clk})
+	claims(old.e, "ann/s1", 0, 6)
+	old.e.Close(context.Canceled)
+
+	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Replayed.Records < 6 {
+		t.Fatalf("the new instance replayed %d records after its checkpoint; want 6", loaded.Replayed.Records)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
+		Now: clk.Now, CheckpointEvery: 10, TimerEvery: time.Hour})
+	defer e.Close(context.Canceled)
+
+	// In the wait of the new instance the old one writes 4 more records
+	// and a checkpoint after them.
+	old = start(t, setup{store: st, clock: clk})
+	claims(old.e, "ann/s1", 6, 4)
+	if err := old.e.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	newest := checkpointNames(t, st)
+	if err := e.TakeLease(ctx, "new", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.SetServing(true, "")
+	// 6 records after the loaded checkpoint, 4 in the wait: counted from
+	// the loaded one, that is a checkpoint's worth at once; from the
+	// newest, 9 more make none before the one of the stop.
+	claims(e, "ann/s1", 10, 9)
+	if err := e.Settle(ctx); err != nil { // the last checkpoint of the stop comes after
+		t.Fatal(err)
+	}
+	last := e.Facts().Position
+	for _, n := range checkpointNames(t, st) {
+		p, _, _ := rifflog.ParseCheckpointName(n)
+		if !slices.Contains(newest, n) && p != last {
+			t.Errorf("a checkpoint at %d, before the one of the stop at %d: the count did not start at the newest checkpoint %v", p, last, newest)
+		}
 	}
 }
