@@ -101,9 +101,22 @@ type Engine struct {
 	// writing is true while the writer writes a chunk that it took from
 	// the queue: Settle waits for it too.
 	writing bool
-	// ckpWriting is true while a goroutine of the engine writes a
-	// checkpoint that the writer encoded.
+	// ckpWriting is true while a goroutine of the engine makes a
+	// checkpoint: it owns shadow then.
 	ckpWriting bool
+	// shadow is the copy of the written state that a checkpoint moves
+	// on and encodes with the lock free (riffstate.Shadow): the
+	// goroutine that makes a checkpoint owns it, and only the lock
+	// drops it (nil: no copy, the encode runs under the lock). steps are
+	// the steps of the written copy since the last checkpoint, for it.
+	// The copy follows state: code that puts another state in its place
+	// (a load again) makes the copy again with state.NewShadow and
+	// empties steps, in the same hold of the lock.
+	shadow *riffstate.Shadow
+	steps  []riffstate.ShadowStep
+	// beforeEncode, when a test sets it, runs right before the encode
+	// of a checkpoint, where the lock is free.
+	beforeEncode func()
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool
@@ -207,6 +220,11 @@ func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engin
 	// The records of the replay that the state did not take: a line for
 	// each (up to MaxDropLines), before the first call.
 	e.logDrops(state.TakeDrops(), true)
+	if sh, err := state.NewShadow(); err != nil {
+		e.log.Error("no copy of the state for the checkpoints; they are encoded under the lock", "error", err.Error())
+	} else {
+		e.shadow = sh
+	}
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.writer(ctx) }()
 	go func() { defer e.wg.Done(); e.timers(ctx) }()

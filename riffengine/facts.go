@@ -80,6 +80,13 @@ func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, bu
 func (e *Engine) SetUnread(failed []error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.setUnreadLocked(failed)
+}
+
+// setUnreadLocked is SetUnread with the lock held: a second load after
+// the lease wait puts its own list in place of the first.
+func (e *Engine) setUnreadLocked(failed []error) {
+	e.facts.unread = nil
 	for _, err := range failed {
 		object := ""
 		var le *rifflog.LogError
@@ -129,19 +136,19 @@ func (e *Engine) Facts() wire.ServerFacts {
 	defer e.mu.Unlock()
 	now := e.opts.Now()
 	f := wire.ServerFacts{
-		Build:             e.opts.Build.String(),
-		Serves:            e.facts.serving && e.stopErr == nil,
-		Why:               e.facts.why,
-		LastError:         e.facts.lastError,
-		Position:          e.facts.position,
-		WriteErrors:       e.facts.writeErrors,
-		NoCheckpointWhy:   e.facts.noCheckpointWhy,
-		UnreadCheckpoints: slices.Clone(e.facts.unread),
-		Chunks:            e.facts.chunks,
-		StartedAgoMs:      now.Sub(e.facts.started).Milliseconds(),
-		ReplayMs:          e.facts.replayTook.Milliseconds(),
-		Store:             e.opts.StoreName,
+		Build:           e.opts.Build.String(),
+		Serves:          e.facts.serving && e.stopErr == nil,
+		Why:             e.facts.why,
+		LastError:       e.facts.lastError,
+		Position:        e.facts.position,
+		WriteErrors:     e.facts.writeErrors,
+		NoCheckpointWhy: e.facts.noCheckpointWhy,
+		Chunks:          e.facts.chunks,
+		StartedAgoMs:    now.Sub(e.facts.started).Milliseconds(),
+		ReplayMs:        e.facts.replayTook.Milliseconds(),
+		Store:           e.opts.StoreName,
 	}
+	f.UnreadCheckpoints = slices.Clone(e.facts.unread)
 	if e.stopErr != nil {
 		f.Why = callerText(e.stopErr)
 	}

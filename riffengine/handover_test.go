@@ -116,6 +116,17 @@ func TestGivenTheLastCheckpointOfTheOldInstanceWhenTheNewOneEndsItsWaitThenItLoa
 	if !strings.Contains(detail, "reviews the parser") {
 		t.Errorf("ann's row after the handover says %q; want her status", detail)
 	}
+	// The copy that the checkpoints encode follows the second load: a
+	// checkpoint by the copy after more calls is the state's own.
+	next.ok("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "four"}, nil)
+	next.ok("/v1/status", wire.Status{Me: uri("ann/s1"), Text: "writes the tests"}, nil)
+	copied, locked, err := next.e.CheckpointCopies()
+	if err != nil {
+		t.Fatalf("a checkpoint after the second load: %v", err)
+	}
+	if string(copied) != string(locked) {
+		t.Errorf("after the second load the copy encodes\n%s\nand the state\n%s", copied, locked)
+	}
 }
 
 // TestGivenNoNewCheckpointWhenTheNewInstanceEndsItsWaitThenItReadsTheChunksThatCameSince

@@ -195,6 +195,9 @@ type setup struct {
 	// 0 is a century, so that a test that moves the clock keeps each
 	// chunk of its log.
 	checkpointInterval time.Duration
+	// checkpointEvery is the number of records between two
+	// checkpoints; 0 is the default (1,000).
+	checkpointEvery int
 }
 
 // start loads the store (a new memory store when nil) into an engine
@@ -217,7 +220,7 @@ func start(t testing.TB, s setup) *riff {
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
 		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
-		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval,
+		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval, CheckpointEvery: s.checkpointEvery,
 	})
 	r.e.SetServing(true, "")
 	r.srv = riffengine.NewServer(r.e, riffengine.NoSignIn{})

@@ -230,8 +230,20 @@ func (e *Engine) replaceState(l Loaded) {
 	if cp := l.Checkpoint; cp != nil {
 		e.facts.checkpoint = &checkpointFacts{position: cp.Position, at: time.UnixMilli(cp.WrittenAtMs), version: cp.Build}
 		e.facts.newestBuild = cp.Build
+		// The count toward the next checkpoint starts at this one.
+		e.lastCkp = time.UnixMilli(cp.WrittenAtMs)
 	}
 	e.state.Loaded(e.now())
+	// The copy of the checkpoints follows the state: a new copy, and no
+	// step of the first load.
+	e.steps = nil
+	e.shadow = nil
+	if sh, err := e.state.NewShadow(); err != nil {
+		e.log.Error("no copy of the state for the checkpoints; they are encoded under the lock", "error", err.Error())
+	} else {
+		e.shadow = sh
+	}
+	e.setUnreadLocked(l.Unread)
 }
 
 // EndLease ends the lease of this instance, when it holds one: a start
@@ -304,6 +316,9 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.state.Replay(records...)
+	if e.shadow != nil && len(records) > 0 {
+		e.steps = append(e.steps, riffstate.ShadowStep{Records: records})
+	}
 	e.sinceCkp += len(records)
 	e.written, e.chain = replayed.Last, replayed.Chain
 	e.facts.position = replayed.Last

@@ -153,10 +153,12 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	now := e.now()
 	e.mu.Lock()
 	effects := e.state.WrittenRecords(records, now)
+	step := riffstate.ShadowStep{Records: records}
 	for _, en := range entries {
 		if en.hasKey {
 			if en.refused == nil {
 				e.state.Keep(en.key, en.asked, riffstate.Done{Made: en.made}, now)
+				step.Keeps = append(step.Keeps, riffstate.ShadowKeep{Key: en.key, Asked: en.asked, Made: en.made, AtMs: now.Ms})
 			}
 			if e.waits[en.key] == en {
 				delete(e.waits, en.key)
@@ -171,6 +173,9 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 		e.facts.lastWrite = e.opts.Now()
 		e.facts.lastWriteTook = took
 		e.facts.chunkSizes.add(len(records))
+	}
+	if e.shadow != nil && (len(step.Records) > 0 || len(step.Keeps) > 0) {
+		e.steps = append(e.steps, step)
 	}
 	drops := e.takeDropsLocked()
 	e.sinceCkp += len(records)
@@ -215,30 +220,32 @@ func (e *Engine) fail(entries []*entry, err error) {
 }
 
 // maybeCheckpoint writes a checkpoint each CheckpointEvery records, or
-// each CheckpointInterval when records came. The writer encodes it under
-// the lock; a goroutine of the engine writes it and prunes the log, so
-// that the next chunks do not wait for that (a prune of the directory
-// store flushes the directory for each chunk that it removes). At most
-// one such write runs at a time: while it runs, the next checkpoint
-// waits for a later chunk. A stop waits for it.
+// each CheckpointInterval when records came. Under the lock it takes
+// only what the copy of the checkpoint needs (captureLocked: the steps
+// of the written copy since the last one, and what changed in the
+// presence); a goroutine of the engine moves the copy on, encodes it,
+// writes it and prunes the log, with the lock free, so that no call and
+// no chunk waits for the encode or the write. At most one such
+// goroutine runs at a time, and it owns the copy: while it runs, the
+// next checkpoint waits for a later chunk. A stop waits for it.
 func (e *Engine) maybeCheckpoint(ctx context.Context) {
 	e.mu.Lock()
 	due := !e.ckpWriting && (e.sinceCkp >= e.opts.CheckpointEvery ||
 		(e.sinceCkp > 0 && e.opts.Now().Sub(e.lastCkp) >= e.opts.CheckpointInterval))
-	e.mu.Unlock()
-	if !due {
-		return
+	var c capture
+	var ok bool
+	var err error
+	if due {
+		c, ok, err = e.captureLocked(false)
+		e.ckpWriting = ok
 	}
-	cp, ok, err := e.encodeCheckpoint(false)
+	e.mu.Unlock()
 	if err != nil {
 		e.log.Warn("no checkpoint", "error", err.Error())
 	}
 	if !ok {
 		return
 	}
-	e.mu.Lock()
-	e.ckpWriting = true
-	e.mu.Unlock()
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -247,6 +254,13 @@ func (e *Engine) maybeCheckpoint(ctx context.Context) {
 			e.ckpWriting = false
 			e.mu.Unlock()
 		}()
+		cp, write, err := e.encodeCaptured(c)
+		if err != nil {
+			e.log.Warn("no checkpoint", "error", err.Error())
+		}
+		if !write {
+			return
+		}
 		// A stop does not cut the write: it has a time of its own.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -256,43 +270,108 @@ func (e *Engine) maybeCheckpoint(ctx context.Context) {
 	}()
 }
 
-// checkpoint encodes the written copy under the lock, and writes it
-// outside the lock. It writes none past a record that this build
-// skipped, nor while the newest checkpoint comes from a later version.
+// checkpoint makes a checkpoint on the goroutine of the caller: the last
+// one of a stop, when no other goroutine of the engine runs. It writes
+// none past a record that this build skipped, nor while the newest
+// checkpoint comes from a later version.
 func (e *Engine) checkpoint(ctx context.Context, last bool) error {
-	cp, ok, err := e.encodeCheckpoint(last)
+	e.mu.Lock()
+	c, ok, err := e.captureLocked(last)
+	e.mu.Unlock()
 	if !ok {
+		return err
+	}
+	cp, write, err := e.encodeCaptured(c)
+	if err != nil || !write {
 		return err
 	}
 	return e.writeCheckpoint(ctx, cp)
 }
 
-// encodeCheckpoint encodes the written copy under the lock; ok is false
-// when no checkpoint is due or allowed.
-func (e *Engine) encodeCheckpoint(last bool) (cp rifflog.Checkpoint, ok bool, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.written == 0 {
-		return cp, false, nil
+// capture is what a checkpoint takes under the lock.
+type capture struct {
+	// may is true when the version rules allow the checkpoint.
+	may      bool
+	position uint64
+	chain    rifflog.Sum
+	atMs     int64
+	// shadow is the copy that encodes it, from steps and changes; when
+	// nil, state holds the state, encoded under the lock.
+	shadow  *riffstate.Shadow
+	steps   []riffstate.ShadowStep
+	changes riffstate.Changes
+	state   []byte
+	// beforeEncode is Engine.beforeEncode, read under the lock.
+	beforeEncode func()
+}
+
+// captureLocked takes what a checkpoint of the written copy needs, in
+// time proportional to what changed since the last one: the position
+// and the chain value, the steps of the written copy, and the changes of
+// the presence. ok is false when no checkpoint is due or to move on. The
+// lock is held.
+func (e *Engine) captureLocked(last bool) (c capture, ok bool, err error) {
+	if e.written == 0 || (!last && e.sinceCkp == 0) {
+		return c, false, nil
 	}
-	if !last && e.sinceCkp == 0 {
-		return cp, false, nil
-	}
-	riff := e.state.Written().Riff()
-	position, chain := e.written, e.chain
-	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, riff.FirstSkipped, position)
+	may, why := rifflog.MayCheckpoint(e.opts.Build.Version.String(), e.facts.newestBuild, e.state.Written().Riff().FirstSkipped, e.written)
 	if !may {
+		// Once it serves, this build writes no checkpoint for the rest of
+		// its run (the first skipped record stays, and only a checkpoint of
+		// its own or the catch-up of its start reads a newer build): the
+		// copy would only cost memory. No goroutine owns it now.
 		e.facts.noCheckpointWhy = why
-		return cp, false, nil
+		e.shadow, e.steps = nil, nil
+		return c, false, nil
 	}
-	state, err := e.state.EncodeCheckpoint()
+	c.shadow, c.beforeEncode = e.shadow, e.beforeEncode
+	if c.shadow != nil {
+		c.steps, e.steps = e.steps, nil
+		c.changes = e.state.ShadowChanges()
+	}
+	c.may, c.position, c.chain, c.atMs = true, e.written, e.chain, e.opts.Now().UnixMilli()
 	e.sinceCkp = 0
 	e.lastCkp = e.opts.Now()
-	if err != nil {
-		return cp, false, err
+	if c.shadow == nil {
+		// No copy (it failed): the old way, the encode under the lock.
+		if c.state, err = e.state.EncodeCheckpoint(); err != nil {
+			return c, false, err
+		}
 	}
-	return rifflog.Checkpoint{Position: position, WrittenAtMs: e.opts.Now().UnixMilli(),
-		Build: e.opts.Build.Version.String(), Chain: chain, State: state}, true, nil
+	return c, true, nil
+}
+
+// encodeCaptured moves the copy on by what the capture took and encodes
+// it, with the lock free; the goroutine that calls it owns the copy.
+// write is false when the version rules allow no checkpoint. When the
+// copy fails (it is not at the position of the capture: a bug), the
+// engine drops it and encodes the next checkpoints under the lock.
+func (e *Engine) encodeCaptured(c capture) (cp rifflog.Checkpoint, write bool, err error) {
+	state := c.state
+	if sh := c.shadow; sh != nil {
+		err = sh.Advance(c.steps, c.changes)
+		if err == nil && c.may && sh.Position() != c.position {
+			err = fmt.Errorf("the copy of the state is at position %d, the log at %d", sh.Position(), c.position)
+		}
+		if err == nil && c.may {
+			if c.beforeEncode != nil {
+				c.beforeEncode()
+			}
+			state, err = sh.Encode()
+		}
+		if err != nil {
+			e.log.Error("the copy of the state for the checkpoints failed; the next ones are encoded under the lock", "error", err.Error())
+			e.mu.Lock()
+			e.shadow, e.steps = nil, nil
+			e.mu.Unlock()
+			return cp, false, err
+		}
+	}
+	if !c.may {
+		return cp, false, nil
+	}
+	return rifflog.Checkpoint{Position: c.position, WrittenAtMs: c.atMs,
+		Build: e.opts.Build.Version.String(), Chain: c.chain, State: state}, true, nil
 }
 
 // writeCheckpoint writes an encoded checkpoint, then prunes the log.

@@ -46,17 +46,25 @@ type SavedCall struct {
 
 // Checkpoint gives the checkpoint of the written copy.
 func (s *State) Checkpoint() Checkpoint {
-	cp := Checkpoint{Version: s.opts.Build, Position: s.written.Position, Riff: s.written, Cursors: s.presence.Cursors}
+	lives := map[string]*SavedLive{}
 	for key, l := range s.presence.Lives {
-		if l.Status != nil || l.Step != nil || l.CalledMs != 0 {
-			if cp.Lives == nil {
-				cp.Lives = map[string]*SavedLive{}
-			}
-			cp.Lives[key] = &SavedLive{Status: l.Status, Step: l.Step, CalledMs: l.CalledMs}
+		if saved := savedLive(l); saved != nil {
+			lives[key] = saved
 		}
 	}
-	for _, key := range s.kept.order {
-		c := s.kept.calls[key]
+	return checkpointOf(s.opts, s.written, s.presence.Cursors, lives, s.kept)
+}
+
+// checkpointOf gives the checkpoint of a riff, the part of the presence
+// that a checkpoint keeps, and the kept calls: the one form of both the
+// state and its [Shadow].
+func checkpointOf(opts Options, riff *Riff, cursors map[string]map[name.Thread]uint64, lives map[string]*SavedLive, kept *Kept) Checkpoint {
+	cp := Checkpoint{Version: opts.Build, Position: riff.Position, Riff: riff, Cursors: cursors}
+	if len(lives) > 0 {
+		cp.Lives = lives
+	}
+	for _, key := range kept.order {
+		c := kept.calls[key]
 		cp.Calls = append(cp.Calls, SavedCall{Key: key, AtMs: c.AtMs, Made: c.Made, Kind: c.Kind, Sum: c.Sum})
 	}
 	return cp
@@ -74,12 +82,9 @@ func (s *State) EncodeCheckpoint() ([]byte, error) {
 // LoadCheckpoint makes a state from a checkpoint: both copies are the
 // riff of the checkpoint. The caller replays the records after it.
 func LoadCheckpoint(data []byte, opts Options) (*State, error) {
-	var cp Checkpoint
-	if err := json.Unmarshal(data, &cp); err != nil {
-		return nil, fmt.Errorf("load checkpoint: %w", err)
-	}
-	if cp.Riff == nil {
-		return nil, fmt.Errorf("load checkpoint: no riff")
+	cp, err := decodeCheckpoint(data)
+	if err != nil {
+		return nil, err
 	}
 	// Two copies: decode the riff a second time rather than share maps.
 	var twin struct {
@@ -99,15 +104,37 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs}
 		s.presence.Lives[key] = l
 	}
-	for _, c := range cp.Calls {
+	s.kept = keptOf(cp.Calls)
+	// The Shadow of the engine starts from the same bytes.
+	s.origin = &origin{base: data}
+	return s, nil
+}
+
+// decodeCheckpoint decodes the JSON of a checkpoint.
+func decodeCheckpoint(data []byte) (Checkpoint, error) {
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return cp, fmt.Errorf("load checkpoint: %w", err)
+	}
+	if cp.Riff == nil {
+		return cp, fmt.Errorf("load checkpoint: no riff")
+	}
+	return cp, nil
+}
+
+// keptOf gives the table of the kept calls of a checkpoint.
+func keptOf(calls []SavedCall) *Kept {
+	k := NewKept()
+	for _, c := range calls {
+		// A checkpoint of an older build has no kind: the records tell it.
 		kind := c.Kind
 		if kind == "" && len(c.Made) > 0 {
 			kind = c.Made[0].Command
 		}
-		s.kept.calls[c.Key] = &keptCall{Made: c.Made, Kind: kind, Sum: c.Sum, AtMs: c.AtMs}
-		s.kept.order = append(s.kept.order, c.Key)
+		k.calls[c.Key] = &keptCall{Made: c.Made, Kind: kind, Sum: c.Sum, AtMs: c.AtMs}
+		k.order = append(k.order, c.Key)
 	}
-	return s, nil
+	return k
 }
 
 // fill gives each map of a decoded riff a value, so that a riff that

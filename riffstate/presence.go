@@ -27,6 +27,23 @@ type Presence struct {
 	RepoPauseMs     map[name.Repo]int64      `json:"-"`
 	PlanSeenMs      map[name.Thread]int64    `json:"-"`
 	Facts           map[name.Thread][]string `json:"-"`
+	// dirty holds each caller whose cursors (dirtyCursors) or live part
+	// (dirtyLive) may have changed since the last State.ShadowChanges;
+	// nil until the state gives its Shadow.
+	dirty map[string]uint8
+}
+
+// The parts of a caller that a checkpoint keeps, in Presence.dirty.
+const (
+	dirtyLive uint8 = 1 << iota
+	dirtyCursors
+)
+
+// touched notes that parts of key that a checkpoint keeps may change.
+func (p *Presence) touched(key string, parts uint8) {
+	if p.dirty != nil {
+		p.dirty[key] |= parts
+	}
 }
 
 // Live is the presence of one caller.
@@ -85,11 +102,13 @@ func NewPresence() *Presence {
 }
 
 func (p *Presence) live(w name.Who) *Live {
-	l := p.Lives[w.String()] // a lookup allocates no key
+	key := w.String()
+	l := p.Lives[key]
 	if l == nil {
 		l = &Live{}
-		p.Lives[w.String()] = l
+		p.Lives[key] = l
 	}
+	p.touched(key, dirtyLive)
 	return l
 }
 
@@ -103,12 +122,14 @@ func (p *Presence) Cursor(w name.Who, thread name.Thread) (uint64, bool) {
 }
 
 func (p *Presence) setCursor(w name.Who, thread name.Thread, seq uint64) {
-	m := p.Cursors[w.String()]
+	key := w.String()
+	m := p.Cursors[key]
 	if m == nil {
 		m = map[name.Thread]uint64{}
-		p.Cursors[w.String()] = m
+		p.Cursors[key] = m
 	}
 	m[thread] = seq
+	p.touched(key, dirtyCursors)
 }
 
 // Applied changes the presence for a record that the writer applied to
@@ -124,6 +145,7 @@ func (p *Presence) Applied(rec record.Record, riff *Riff, nowMs int64) {
 		key := c.Session.Who().String()
 		delete(p.Lives, key)
 		delete(p.Cursors, key)
+		p.touched(key, dirtyLive|dirtyCursors)
 	case record.Claimed, record.Released:
 		if nowMs != 0 {
 			p.ClaimsChangedMs = nowMs

@@ -69,11 +69,14 @@ type State struct {
 	opts     Options
 	// dropped are the records that the written copy did not take.
 	dropped drops
+	// origin is kept from the load until NewShadow, while the state
+	// takes only a replay: nil once anything else changed it.
+	origin *origin
 }
 
 // New gives the state of an empty log.
 func New(opts Options) *State {
-	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts}
+	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts, origin: &origin{}}
 }
 
 // Pending is the view of the pending copy, for handle.
@@ -183,6 +186,7 @@ func (s *State) Queue(c Caller, kind record.Command, call string, changes []reco
 // copy, in order, with the presence, and gives the effects: the wakes and
 // the messages of the tail. now is the time of the write.
 func (s *State) WrittenRecords(records []record.Record, now Now) Effects {
+	s.origin = nil
 	return s.applyWritten(records, now.Ms)
 }
 
@@ -224,6 +228,9 @@ func (s *State) Replay(records ...record.Record) {
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
 	}
+	if s.origin != nil {
+		s.origin.replayed = append(s.origin.replayed, records...)
+	}
 }
 
 // Loaded marks the start of the server at now: each session has 5
@@ -233,6 +240,7 @@ func (s *State) Loaded(now Now) { s.presence.LoadedMs = now.Ms }
 // Keep keeps the result of an accepted call with a call ID: its records,
 // and what it asked, to know a repeat.
 func (s *State) Keep(key Key, asked Asked, done Done, now Now) {
+	s.origin = nil
 	s.kept.keep(key, asked, done, now.Ms)
 }
 

@@ -255,18 +255,19 @@ type ServerFacts struct {
 	Skipped         uint64           `json:"skipped"`
 	Checkpoint      *CheckpointFacts `json:"checkpoint,omitempty"`
 	NoCheckpointWhy string           `json:"no_checkpoint_why,omitempty"`
+	Chunks          uint64           `json:"chunks"`
+	Sessions        int              `json:"sessions"`
+	Cursors         int              `json:"cursors"`
+	Threads         int              `json:"threads"`
+	SignIns         int              `json:"sign_ins"`
+	MemoryBytes     uint64           `json:"memory_bytes"`
+	StartedAgoMs    int64            `json:"started_ago_ms"`
+	ReplayMs        int64            `json:"replay_ms"`
+	Store           string           `json:"store"`
+
 	// UnreadCheckpoints names each checkpoint that the start passed over
 	// because it did not read, and why.
 	UnreadCheckpoints []string `json:"unread_checkpoints,omitempty"`
-	Chunks            uint64   `json:"chunks"`
-	Sessions          int      `json:"sessions"`
-	Cursors           int      `json:"cursors"`
-	Threads           int      `json:"threads"`
-	SignIns           int      `json:"sign_ins"`
-	MemoryBytes       uint64   `json:"memory_bytes"`
-	StartedAgoMs      int64    `json:"started_ago_ms"`
-	ReplayMs          int64    `json:"replay_ms"`
-	Store             string   `json:"store"`
 }
 
 // CheckpointFacts describe the newest checkpoint.

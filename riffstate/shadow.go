@@ -1,0 +1,228 @@
+package riffstate
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+)
+
+// Shadow is a copy of the written state that only a checkpoint reads, so
+// that the checkpoint encodes it outside the lock of the engine (the
+// store design: "The server encodes a copy of the state outside the
+// lock"). It holds a riff and a table of kept calls of its own, which it
+// moves on by the same pure steps as the written copy (Apply, and the
+// keep of each call), and the part of the presence that a checkpoint
+// keeps (the read cursors, the statuses and the steps), which it takes
+// from the presence in time proportional to what changed ([Changes]).
+// The log is the truth, and Apply is pure: the same records give the
+// same riff.
+//
+// A Shadow is owned by one goroutine at a time: the one that makes a
+// checkpoint. Its riff is built at its first use (not under any lock),
+// from the checkpoint that the state was loaded from and the records
+// that the state replayed after it.
+type Shadow struct {
+	opts Options
+	// base and replayed make the riff at the first use: the state of the
+	// checkpoint (nil for an empty log), and the records after it.
+	base     []byte
+	replayed []record.Record
+
+	riff    *Riff
+	kept    *Kept
+	cursors map[string]map[name.Thread]uint64
+	lives   map[string]*SavedLive
+}
+
+// origin is what a state keeps, from its load until it gives its
+// Shadow, to build the riff of the Shadow with no copy under a lock: the
+// checkpoint that it was loaded from and the records that it replayed.
+type origin struct {
+	base     []byte
+	replayed []record.Record
+}
+
+// ShadowStep is one step of the written copy, in the order of the
+// writer: the records of a written chunk, or of a replay (the same steps
+// for the riff and the kept calls), then the calls kept after it.
+type ShadowStep struct {
+	Records []record.Record
+	Keeps   []ShadowKeep
+}
+
+// ShadowKeep is one kept call: the arguments of [State.Keep].
+type ShadowKeep struct {
+	Key   Key
+	Asked Asked
+	Made  []record.Record
+	AtMs  int64
+}
+
+// Changes is the part of the presence that a checkpoint keeps, for each
+// caller whose part changed since the last [State.ShadowChanges]: its
+// read cursors (CursorKeys; none when Cursors has no entry) and its
+// status and step (LiveKeys; none when Lives has no entry).
+type Changes struct {
+	Cursors    map[string]map[name.Thread]uint64
+	Lives      map[string]*SavedLive
+	CursorKeys []string
+	LiveKeys   []string
+}
+
+// NewShadow gives the Shadow of the state: the engine makes it once, at
+// its start, before it serves. From then on the presence notes which
+// callers change, for [State.ShadowChanges]. A state that was loaded and
+// replayed only gives the checkpoint and the records it kept; any other
+// state (a test, a tool that ran commands on it) gives the encoding of
+// its written copy, which costs the time of a checkpoint.
+func (s *State) NewShadow() (*Shadow, error) {
+	sh := &Shadow{opts: s.opts}
+	if s.origin != nil {
+		sh.base, sh.replayed = s.origin.base, s.origin.replayed
+	} else {
+		cp, err := s.EncodeCheckpoint()
+		if err != nil {
+			return nil, err
+		}
+		sh.base = cp
+	}
+	s.origin = nil
+	sh.cursors = make(map[string]map[name.Thread]uint64, len(s.presence.Cursors))
+	for key, m := range s.presence.Cursors {
+		sh.cursors[key] = maps.Clone(m)
+	}
+	sh.lives = map[string]*SavedLive{}
+	for key, l := range s.presence.Lives {
+		if saved := savedLive(l); saved != nil {
+			sh.lives[key] = saved
+		}
+	}
+	s.presence.dirty = map[string]uint8{}
+	return sh, nil
+}
+
+// ShadowChanges gives the part of the presence that a checkpoint keeps,
+// for each caller that changed since the last call (or since
+// [State.NewShadow]), and starts a new count. Its time is proportional
+// to the callers that changed and their cursors, not to the state.
+func (s *State) ShadowChanges() Changes {
+	p := s.presence
+	ch := Changes{Cursors: map[string]map[name.Thread]uint64{}, Lives: map[string]*SavedLive{}}
+	for key, parts := range p.dirty {
+		if parts&dirtyCursors != 0 {
+			ch.CursorKeys = append(ch.CursorKeys, key)
+			if m, ok := p.Cursors[key]; ok {
+				ch.Cursors[key] = maps.Clone(m)
+			}
+		}
+		if parts&dirtyLive != 0 {
+			ch.LiveKeys = append(ch.LiveKeys, key)
+			if l := p.Lives[key]; l != nil {
+				if saved := savedLive(l); saved != nil {
+					ch.Lives[key] = saved
+				}
+			}
+		}
+	}
+	clear(p.dirty)
+	return ch
+}
+
+// savedLive gives the part of the presence of a caller that a checkpoint
+// keeps, as a copy (a step changes in place), or nil when it keeps none.
+func savedLive(l *Live) *SavedLive {
+	if l.Status == nil && l.Step == nil && l.CalledMs == 0 {
+		return nil
+	}
+	saved := &SavedLive{CalledMs: l.CalledMs}
+	if l.Status != nil {
+		status := *l.Status
+		saved.Status = &status
+	}
+	if l.Step != nil {
+		step := *l.Step
+		saved.Step = &step
+	}
+	return saved
+}
+
+// ensure builds the riff of the Shadow at its first use.
+func (sh *Shadow) ensure() error {
+	if sh.riff != nil {
+		return nil
+	}
+	sh.riff, sh.kept = NewRiff(), NewKept()
+	if sh.base != nil {
+		cp, err := decodeCheckpoint(sh.base)
+		if err != nil {
+			return fmt.Errorf("the copy of the checkpoint: %w", err)
+		}
+		sh.riff, sh.kept = cp.Riff.fill(), keptOf(cp.Calls)
+	}
+	sh.step(sh.replayed)
+	sh.base, sh.replayed = nil, nil
+	return nil
+}
+
+// step applies records as the written copy took them.
+func (sh *Shadow) step(records []record.Record) {
+	for _, rec := range records {
+		Apply(sh.riff, rec)
+		sh.kept.record(rec)
+	}
+}
+
+// Advance moves the Shadow on by the steps of the written copy, in their
+// order, and takes the changes of the presence. After it, the Shadow is
+// the written state at the time of the changes.
+func (sh *Shadow) Advance(steps []ShadowStep, ch Changes) error {
+	if err := sh.ensure(); err != nil {
+		return err
+	}
+	for _, st := range steps {
+		sh.step(st.Records)
+		for _, k := range st.Keeps {
+			sh.kept.keep(k.Key, k.Asked, Done{Made: k.Made}, k.AtMs)
+		}
+	}
+	for _, key := range ch.CursorKeys {
+		if m, ok := ch.Cursors[key]; ok {
+			sh.cursors[key] = m
+		} else {
+			delete(sh.cursors, key)
+		}
+	}
+	for _, key := range ch.LiveKeys {
+		if l, ok := ch.Lives[key]; ok {
+			sh.lives[key] = l
+		} else {
+			delete(sh.lives, key)
+		}
+	}
+	return nil
+}
+
+// Position gives the position of the riff of the Shadow (0 before its
+// first use).
+func (sh *Shadow) Position() uint64 {
+	if sh.riff == nil {
+		return 0
+	}
+	return sh.riff.Position
+}
+
+// Encode gives the checkpoint of the Shadow as JSON: the same bytes as
+// [State.EncodeCheckpoint] of the state that it copies.
+func (sh *Shadow) Encode() ([]byte, error) {
+	if err := sh.ensure(); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(checkpointOf(sh.opts, sh.riff, sh.cursors, sh.lives, sh.kept))
+	if err != nil {
+		return nil, fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return b, nil
+}
