@@ -112,6 +112,7 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A global flag that the command line left empty takes its env var.
 	c.g.fromEnv(c.env)
 	if err := c.setup(); err != nil {
 		return err
