@@ -14,7 +14,6 @@ import (
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
-	"github.com/peterbourgon/ff/v3"
 )
 
 // The exit codes of riff.
@@ -44,26 +43,6 @@ type system struct {
 	terminal func(io.Writer) (bool, int)
 	// client sets the options of the client; tests shorten the budget.
 	client func(*riffclient.Options)
-}
-
-// globals are the flags of every command.
-type globals struct {
-	server  string
-	color   string
-	session string
-}
-
-// register adds the flags of every command to fs, each that fs does not
-// name itself (release and lead own their --session).
-func (g *globals) register(fs *flag.FlagSet) {
-	add := func(p *string, name, usage string) {
-		if fs.Lookup(name) == nil {
-			fs.StringVar(p, name, *p, usage)
-		}
-	}
-	add(&g.server, "server", "the riff to use: URL, HOST or HOST:PORT (see riff help server)")
-	add(&g.color, "color", "color: auto, always or never")
-	add(&g.session, "session", "the session ID that makes the call (default $RIFF_SESSION)")
 }
 
 // usageError is a bad command line.
@@ -176,40 +155,8 @@ func (c *cli) paintErr(code, s string) string {
 	return c.errOut.paint(code, s)
 }
 
-// parse parses the flags of one command. With interspersed, flags may
-// follow the arguments; else the first argument ends the flags, so a
-// text may hold a word that starts with -.
-func (c *cli) parse(fs *flag.FlagSet, args []string, interspersed bool) ([]string, error) {
-	c.g.register(fs)
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := ff.Parse(fs, args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				c.help(fs.Name())
-				return nil, flag.ErrHelp
-			}
-			return nil, usagef("riff %s: %s", fs.Name(), strings.TrimPrefix(err.Error(), "error parsing commandline arguments: "))
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if !interspersed {
-			pos = append(pos, args...)
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	return pos, c.setup()
-}
-
-// setup reads the global flags and their env: the output, the server.
+// setup builds what the commands use from the global flags, once they
+// are parsed: the output and the client.
 func (c *cli) setup() error {
 	color := c.g.color
 	if color == "" {
@@ -236,8 +183,8 @@ func (c *cli) setup() error {
 	c.errOut = &printer{w: c.stderr, color: errOn, width: width}
 
 	server, from := c.g.server, "from --server"
-	if server == "" {
-		server, from = c.env("RIFF_SERVER"), "from RIFF_SERVER"
+	if env, ok := c.g.envGave["server"]; ok {
+		from = "from " + env
 	}
 	if server == "" {
 		server, from = riffclient.DefaultServer, "the riff of this machine"
@@ -301,11 +248,7 @@ func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
 		return name.SessionURI{}, err
 	}
 	u := name.SessionURI{User: user, Host: host, Worktree: p.worktree}
-	session := c.g.session
-	if session == "" {
-		session = c.env("RIFF_SESSION")
-	}
-	if session != "" {
+	if session := c.g.session; session != "" {
 		if err := name.CheckSessionID(session); err != nil {
 			return name.SessionURI{}, knownf("the session ID %q is not a session ID: %s", session, err)
 		}

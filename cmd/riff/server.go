@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"strings"
@@ -15,80 +14,6 @@ import (
 )
 
 func parseBuild(s string) (build.Build, error) { return build.ParseBuild(s) }
-
-// server shows the riff that riff uses, where the choice comes from, its
-// release against this riff, the sign-in, and the facts of the server;
-// then the riff of this machine when it is another riff and answers. The
-// last line says what to run when the person must act.
-func (c *cli) server(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	if err := c.noArgs(fs, args); err != nil {
-		return err
-	}
-	// The riff of this machine is asked at the same time, with a short
-	// budget: it shows only when it answers.
-	local := make(chan []fact, 1)
-	go func() { local <- c.localFacts(ctx) }()
-
-	lines := []fact{
-		{key: "riff", value: c.build.Display()},
-		{key: "server", value: c.serverURL().String(), extra: "(" + c.serverFrom + ")"},
-	}
-	facts, err := c.client.Facts(ctx)
-	var mismatch *riffclient.MismatchError
-	var refused *wire.Refused
-	var front *riffclient.FrontEndError
-	var act string
-	var actColor string
-	failed := false
-	switch {
-	case err == nil:
-		sb, perr := parseBuild(facts.Build)
-		if perr != nil {
-			lines = append(lines, fact{key: "  release", value: clean(facts.Build), color: yellow, extra: "a build that riff cannot read", extraColor: yellow})
-			break
-		}
-		rel, a, col := c.releaseFact(sb)
-		lines = append(lines, rel, noSignInFact)
-		act, actColor = a, col
-		lines = append(lines, factLines(facts)...)
-	case errors.As(err, &mismatch):
-		failed = true
-		if mismatch.Server != nil {
-			rel, a, col := c.releaseFact(*mismatch.Server)
-			lines = append(lines, rel)
-			act, actColor = a, col
-		} else {
-			lines = append(lines, fact{key: "  release", value: clean(mismatch.Text), color: red})
-			act, actColor = "Check that the server is riff-server. See riff help server.", red
-		}
-	case errors.As(err, &refused) && signInCode(refused.Code):
-		// A riff with sign-in gives its facts only to a person who is
-		// signed in: riff sends no token.
-		failed = true
-		lines = append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
-		act, actColor = noSignInAct, red
-	case errors.As(err, &front):
-		// Cloud Run answered by itself: riff server asks once, and the
-		// person runs it again (the guide's "A restart with a bucket").
-		failed = true
-		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
-		act, actColor = "Run riff server again in a few seconds.", red
-	default:
-		failed = true
-		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
-		act, actColor = "Start riff-server, or name another riff with --server. See riff help server.", red
-	}
-	lines = append(lines, <-local...)
-	c.out.factsAt(lines, 12)
-	if act != "" {
-		c.out.line(colored(actColor, act))
-	}
-	if failed {
-		return errSilent
-	}
-	return nil
-}
 
 // The last lines of riff server that say what to run. The guide names
 // riff update and riff login there; neither command exists yet, so the

@@ -1,0 +1,484 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/selector"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// workCommands are the commands under Work in the riff in riff --help,
+// in order.
+func workCommands() []command {
+	return []command{
+		{
+			name: "threads", usage: "threads", short: "list your threads",
+			long: `Lists your threads with the number of their last message and of your
+unread messages. A direct thread shows as dm:PEER.
+`,
+			flags: noFlags((*cli).threads), interspersed: true,
+		},
+		{
+			name: "read", usage: "read [-t THREAD] [--all]", short: "read your unread messages",
+			long: `Shows your unread messages: each direct thread first, then your other
+threads. A read marks the messages that it shows as read.
+
+  -t, --thread THREAD   one thread: OWNER/REPO, chat, or dm:PEER
+  --all                 each kept message, your own posts too
+`,
+			flags: func(fs *flag.FlagSet) action {
+				thread := threadFlag(fs)
+				all := fs.Bool("all", false, "show each kept message, your own posts too")
+				return func(c *cli, ctx context.Context, args []string) error { return c.read(ctx, args, *thread, *all) }
+			},
+			interspersed: true,
+		},
+		{
+			name: "post", usage: "post [-t THREAD] [--to FIELD=VALUE,...] [--kind note|status|message] TEXT", short: "post a message to a thread",
+			long: `Posts a message to the thread of your repository, or to -t THREAD. A
+session wakes when it matches each field of one --to selector. The fields
+are user, session, host, repo, worktree, claim, lead and person.
+
+  -t, --thread THREAD         the thread
+  --to FIELD=VALUE,...        one selector; each --to adds one
+  --kind note|status|message  a note wakes nobody; a status request asks
+                              each selected session for its status
+
+Example: riff post --to claim=issue-6 "API is ready"
+`,
+			flags: func(fs *flag.FlagSet) action {
+				thread := threadFlag(fs)
+				var to listFlag
+				fs.Var(&to, "to", "a selector FIELD=VALUE,...; each --to adds one")
+				kind := fs.String("kind", "message", "message, note or status")
+				return func(c *cli, ctx context.Context, words []string) error { return c.post(ctx, words, *thread, to, *kind) }
+			},
+		},
+		{
+			name: "tell", usage: "tell SESSION|lead TEXT", short: "send a direct message to a session or to your lead",
+			long: `Sends a direct message to one session: its ID, or the start of it from 4
+characters. riff tell lead TEXT asks your lead in this repository.
+When a start fits more than one session, riff tell stops and names them.
+`,
+			flags: noFlags((*cli).tell),
+		},
+		{
+			name: "tail", usage: "tail [THREAD]", short: "follow a thread",
+			long: `Shows each new message of a thread (default: the thread of your
+repository), as a block with the time, the sender, the address, the mark
+and the number. After a break, riff connects again by itself and shows each
+message of the break once and in order. The server keeps the last 200
+messages of a thread: when more came in the break, riff first shows one
+yellow line with the number of the lost messages, then the kept ones.
+Ctrl-C stops.
+`,
+			flags: noFlags((*cli).tail), interspersed: true,
+		},
+		{
+			name: "claim", usage: "claim [-t THREAD] ITEM", short: "claim a work item (exit 1 when held)",
+			long: `Claims a work item in the thread of your repository (or -t THREAD).
+riff claim exits with status 1 when another session holds the item, or
+when the riff or the repository is paused.
+`,
+			flags: func(fs *flag.FlagSet) action {
+				thread := threadFlag(fs)
+				return func(c *cli, ctx context.Context, args []string) error { return c.claim(ctx, args, *thread) }
+			},
+			interspersed: true,
+		},
+		{
+			name: "release", usage: "release [-t THREAD] ITEM [--session ID]", short: "release a claim",
+			long: `Releases a claim that you hold. With --session ID the lead frees the
+claim of another session of its user (the start of the ID from 4
+characters is enough).
+`,
+			flags: func(fs *flag.FlagSet) action {
+				thread := threadFlag(fs)
+				// --session of release names the holder, not the caller: the
+				// caller is the person, or the session of RIFF_SESSION.
+				session := fs.String("session", "", "the session ID (or its start) whose claim the lead frees")
+				return func(c *cli, ctx context.Context, args []string) error { return c.release(ctx, args, *thread, *session) }
+			},
+			interspersed: true,
+		},
+		{
+			name: "status", usage: "status TEXT", short: "set your status",
+			long: `Sets your status: one line of at most 400 characters.
+`,
+			flags: textCommand("status", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
+				return wire.Status{Me: me, Text: text}
+			}),
+		},
+		{
+			name: "blocked", usage: "blocked REASON", short: "say that you cannot go on with no decision of a person",
+			long: `Says that you cannot go on with no decision of a person. It wakes the lead
+of your user with the reason.
+`,
+			flags: textCommand("blocked", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
+				return wire.Blocked{Me: me, Reason: text}
+			}),
+		},
+		{
+			name: "step", usage: "step start NAME | step done | step fail REASON", short: "show a long step",
+			long: `Shows a long step in riff who:
+  riff step start NAME    start it (it replaces the old step)
+  riff step done          it ended well
+  riff step fail REASON   it failed; the lead wakes
+`,
+			subcommands: []command{
+				{name: "start", usage: "start NAME", flags: textCommand("step start", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
+					return wire.Step{Me: me, Start: text}
+				})},
+				{name: "done", usage: "done", flags: noFlags((*cli).stepDone), interspersed: true},
+				{name: "fail", usage: "fail REASON", flags: textCommand("step fail", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
+					return wire.Step{Me: me, Fail: text}
+				})},
+			},
+		},
+	}
+}
+
+// threadFlag adds -t and --thread to fs.
+func threadFlag(fs *flag.FlagSet) *string {
+	t := fs.String("thread", "", "the thread (default: the thread of your repository)")
+	fs.StringVar(t, "t", "", "the thread (short for --thread)")
+	return t
+}
+
+// listFlag is a flag that may come more than once.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// noArgs refuses the arguments of a command that takes none.
+func noArgs(args []string, cmd string) error {
+	if len(args) > 0 {
+		return usagef("riff %s takes no argument %q", cmd, args[0])
+	}
+	return nil
+}
+
+// oneItem gives the one ITEM of a command.
+func oneItem(args []string, cmd string) (name.Item, error) {
+	if len(args) != 1 {
+		return "", usagef("riff %s needs one ITEM", cmd)
+	}
+	item, err := name.ParseItem(args[0])
+	if err != nil {
+		return "", usagef("riff %s: %s", cmd, err)
+	}
+	return item, nil
+}
+
+// call sends one call, with the caller taken at the place.
+func call[R any](ctx context.Context, c *cli, w wire.Call[R]) (R, error) {
+	return riffclient.Send(ctx, c.client, w)
+}
+
+// reply prints the text of a reply.
+func (c *cli) reply(text string) {
+	for _, line := range strings.Split(cleanLines(text), "\n") {
+		c.out.text(line)
+	}
+}
+
+// callAs sends the call that newCall makes for the caller: the session
+// of --session or RIFF_SESSION, else the person.
+func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
+	me, err := c.me(ctx)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return call(ctx, c, newCall(me))
+}
+
+// sendText sends the call that newCall makes for the caller, and prints
+// the text of its reply.
+func sendText[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R], text func(R) string) error {
+	r, err := callAs(ctx, c, newCall)
+	if err != nil {
+		return err
+	}
+	c.reply(text(r))
+	return nil
+}
+
+// textOf is the text of a reply that is only a text.
+func textOf(r wire.TextReply) string { return r.Text }
+
+// textCommand is a command that sends one TEXT, the words after it,
+// whatever they start with (riff status).
+func textCommand(cmd string, newCall func(me name.SessionURI, text string) wire.Call[wire.TextReply]) func(*flag.FlagSet) action {
+	return noFlags(func(c *cli, ctx context.Context, words []string) error {
+		text := strings.Join(words, " ")
+		if text == "" {
+			return usagef("riff %s needs a TEXT", cmd)
+		}
+		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return newCall(me, text) }, textOf)
+	})
+}
+
+func (c *cli) threads(ctx context.Context, args []string) error {
+	if err := noArgs(args, "threads"); err != nil {
+		return err
+	}
+	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
+	if err != nil {
+		return err
+	}
+	if len(r.Threads) == 0 {
+		c.out.text("You have no threads.")
+		return nil
+	}
+	rows := [][]part{{plain("THREAD"), plain("LAST"), plain("UNREAD")}}
+	for _, t := range r.Threads {
+		unread := fmt.Sprint(t.Unread)
+		rows = append(rows, []part{plain(threadTitle(t.Thread, t.Title)), plain(fmt.Sprintf("#%d", t.Last)), colored(unreadColor(t.Unread), unread)})
+	}
+	c.table(rows)
+	return nil
+}
+
+func unreadColor(n uint64) string {
+	if n > 0 {
+		return bold
+	}
+	return ""
+}
+
+func (c *cli) read(ctx context.Context, args []string, thread string, all bool) error {
+	if err := noArgs(args, "read"); err != nil {
+		return err
+	}
+	me, err := c.me(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all})
+	if err != nil {
+		return err
+	}
+	// Read each next page of a thread.
+	for i := range r.Threads {
+		page := &r.Threads[i]
+		for page.More && page.Last > 0 {
+			next, err := call(ctx, c, wire.Read{Me: me, Thread: page.Thread, All: all, After: page.Last})
+			if err != nil {
+				return err
+			}
+			more := false
+			for _, p := range next.Threads {
+				if p.Thread == page.Thread && len(p.Messages) > 0 {
+					page.Messages = append(page.Messages, p.Messages...)
+					page.Last, more = p.Last, p.More
+				}
+			}
+			page.More = more
+		}
+	}
+	shown := false
+	if len(r.ToYou) > 0 {
+		c.out.text("Messages to you after this page (the watch does not wake for them again):")
+		for _, page := range r.ToYou {
+			c.page(page)
+		}
+		c.out.text("")
+		shown = true
+	}
+	for _, page := range r.Threads {
+		if len(page.Messages) == 0 && page.Lost == 0 {
+			continue
+		}
+		c.page(page)
+		shown = true
+	}
+	if !shown {
+		c.out.text("No unread messages.")
+	}
+	return nil
+}
+
+func (c *cli) post(ctx context.Context, words []string, thread string, to []string, kind string) error {
+	k, err := record.ParseMessageKind(kind)
+	if err != nil {
+		return usagef("riff post: --kind is message, note or status, not %q", kind)
+	}
+	sels, err := selector.ParseList(to)
+	if err != nil {
+		return usagef("riff post: --to: %s", strings.TrimPrefix(err.Error(), "selector: "))
+	}
+	body := strings.Join(words, " ")
+	if body == "" && k != record.MessageStatus {
+		return usagef("riff post needs a TEXT")
+	}
+	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+		return wire.Post{Me: me, Thread: thread, To: sels, Kind: k, Body: body}
+	})
+	if err != nil {
+		return err
+	}
+	c.posted(r)
+	return nil
+}
+
+// posted prints the reply of a post or a tell.
+func (c *cli) posted(r wire.PostReply) {
+	if r.Dropped {
+		c.out.textf("riff dropped the post: a post with the same key came before in %s.", clean(r.Thread))
+		return
+	}
+	line := fmt.Sprintf("Posted #%d in %s.", r.Seq, clean(r.Thread))
+	if len(r.Woke) > 0 {
+		var names []string
+		for _, u := range r.Woke {
+			names = append(names, clean(u.Named()))
+		}
+		line += " Woke " + strings.Join(names, ", ") + "."
+	}
+	c.out.text(line)
+	for _, s := range r.Unmatched {
+		c.out.line(colored(yellow, fmt.Sprintf("riff: no live session matches %s. The message waits in the thread.", clean(s.String()))))
+	}
+}
+
+func (c *cli) tell(ctx context.Context, words []string) error {
+	if len(words) < 2 {
+		return usagef("riff tell needs SESSION (or lead) and a TEXT")
+	}
+	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+		return wire.Post{Me: me, Tell: words[0], Body: strings.Join(words[1:], " ")}
+	})
+	if err != nil {
+		return err
+	}
+	c.posted(r)
+	return nil
+}
+
+func (c *cli) tail(ctx context.Context, args []string) error {
+	if len(args) > 1 {
+		return usagef("riff tail takes at most one THREAD")
+	}
+	me, err := c.me(ctx)
+	if err != nil {
+		return err
+	}
+	thread := ""
+	if len(args) == 1 {
+		thread = args[0]
+	} else if t, ok := me.DefaultThread(); ok {
+		thread = string(t)
+	} else {
+		return usagef("riff tail needs a THREAD outside git, for example riff tail chat")
+	}
+	var day string
+	gate := c.env(envTailGate)
+	err = c.client.Tail(ctx, wire.Tail{Me: me, Thread: thread}, func(e riffclient.Event) error {
+		switch e.Type {
+		case riffclient.EventOpen:
+			if gate != "" {
+				fmt.Fprintln(c.stderr, c.paintErr(dim, "(open)"))
+			}
+		case wire.EventMessage:
+			day = c.block(*e.Message, day)
+		case riffclient.EventLost:
+			// The line is wrapped, not cut: each word of it counts.
+			lost := fmt.Sprintf("riff: %d messages of the break are lost. The server keeps only the last messages of a thread.", e.Lost)
+			for _, line := range wrap(lost, c.out.width) {
+				c.out.line(colored(yellow, line))
+			}
+		case riffclient.EventDown:
+			if e.Err != nil {
+				if m, ok := e.Err.(*riffclient.MismatchError); ok {
+					fmt.Fprintln(c.stderr, c.paintErr(red, clean(m.Text)))
+					return nil
+				}
+			}
+			fmt.Fprintln(c.stderr, c.paintErr(dim, "(reconnecting…)"))
+			if gate != "" {
+				return waitFile(ctx, gate)
+			}
+		case riffclient.EventBack:
+			fmt.Fprintln(c.stderr, c.paintErr(dim, "(back)"))
+		}
+		return nil
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// envTailGate names the test hook of riff tail: a file. While it is set,
+// riff tail prints (open) on stderr when its stream is first open (from
+// then on each new message shows), and after a break it connects again
+// only once the file exists. The end-to-end tests use it to post while
+// tail is away; a person never sets it.
+const envTailGate = "RIFF_TEST_TAIL_GATE"
+
+// waitFile waits until the file at path exists, or ctx ends: then it
+// gives nil, so that tail ends as at Ctrl-C.
+func waitFile(ctx context.Context, path string) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+func (c *cli) claim(ctx context.Context, args []string, thread string) error {
+	item, err := oneItem(args, "claim")
+	if err != nil {
+		return err
+	}
+	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
+		return wire.Claim{Me: me, Thread: thread, Item: item}
+	})
+	if err != nil {
+		return err
+	}
+	c.reply(r.Text)
+	if r.Warning != "" {
+		c.out.line(colored(yellow, "riff: "+clean(r.Warning)))
+	}
+	return nil
+}
+
+func (c *cli) release(ctx context.Context, args []string, thread, session string) error {
+	item, err := oneItem(args, "release")
+	if err != nil {
+		return err
+	}
+	if session != "" {
+		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseForReply] {
+			return wire.ReleaseFor{Me: me, Thread: thread, Item: item, Session: session}
+		}, func(r wire.ReleaseForReply) string { return r.Text })
+	}
+	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
+		return wire.Release{Me: me, Thread: thread, Item: item}
+	}, func(r wire.ReleaseReply) string { return r.Text })
+}
+
+func (c *cli) stepDone(ctx context.Context, args []string) error {
+	if err := noArgs(args, "step done"); err != nil {
+		return err
+	}
+	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Step{Me: me, Done: true} }, textOf)
+}
