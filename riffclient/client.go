@@ -27,9 +27,11 @@ const (
 	// end.
 	Budget = 60 * time.Second
 	// FirstWait and LastWait bound the wait before a new try: it grows
-	// from FirstWait to LastWait.
+	// from FirstWait to LastWait. LastWait stays well under 5 s: at a
+	// deploy the new instance serves 15 s after the old one read its
+	// lease, and the guide promises each call its reply within 20 s.
 	FirstWait = 250 * time.Millisecond
-	LastWait  = 5 * time.Second
+	LastWait  = 2 * time.Second
 	// WaitLine is the wait after which a call prints (waits for
 	// riff-server…) once.
 	WaitLine = time.Second

@@ -273,7 +273,7 @@ func TestGivenTwoInstancesWhenTheNewOneTakesTheLeaseThenReadsStatusesAndStepsSur
 			calls := load(c, stop)
 			// Let bob's calls run on A first.
 			time.Sleep(300 * time.Millisecond)
-			b := start(t, h.opts(a.Addr, 2, "4s"))
+			b := start(t, h.opts(a.Addr, 2, "15s"))
 			code, _ := a.wait(30 * time.Second)
 			// A few calls on B, then the end of the load.
 			time.Sleep(300 * time.Millisecond)
@@ -313,7 +313,7 @@ func TestGivenTwoInstancesWhenTheNewOneTakesTheLeaseThenReadsStatusesAndStepsSur
 					from = read
 				}
 				// A bound with a margin, not a measure: 20 s is the
-				// guide's promise; a call waits about the lease wait (4 s).
+				// guide's promise; a call waits about the lease wait (15 s).
 				longest = max(longest, call.end.Sub(from))
 				if call.end.Sub(from) >= 20*time.Second {
 					t.Errorf("%s started %v got its reply %v after the old instance read the lease; want under 20 s",
