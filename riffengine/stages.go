@@ -2,10 +2,8 @@ package riffengine
 
 import (
 	"context"
-	"errors"
 
 	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
 
@@ -126,9 +124,7 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 		case kept != nil:
 			return Replied[R]{Reply: *kept, Repeat: true}, nil
 		case wait != nil:
-			if err := e.wait(ctx, wait); err != nil && !errors.Is(err, ErrStopped) {
-				return Replied[R]{}, err
-			} else if err != nil {
+			if err := e.wait(ctx, wait); err != nil {
 				return Replied[R]{}, err
 			}
 			continue
@@ -164,13 +160,13 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 	var key riffstate.Key
 	if call.call != "" {
 		key = riffstate.KeyOf(c, call.call)
-		done, ok, err := e.state.KeptCall(key, asked)
-		if err != nil {
+		done, ok, refused := e.state.KeptCall(key, asked)
+		if refused != nil {
 			// A reuse of the call ID for another command: refused, with
 			// no handle and no key, as each refusal (its line, its wait
 			// for the writer): the kept reply would tell of a command
 			// that did not run.
-			en.refused = asRefused(err)
+			en.refused = refused
 			return Checked[R]{e: e, en: en}, nil, nil, nil
 		}
 		if ok {
@@ -183,9 +179,9 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 			return Checked[R]{}, nil, pending, nil
 		}
 	}
-	h, err := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
-	if err != nil {
-		en.refused = asRefused(err)
+	h, refused := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
+	if refused != nil {
+		en.refused = refused
 	} else {
 		en.made = e.state.Queue(c, call.cmd.Kind(), call.call, h.Changes, now)
 	}
@@ -194,16 +190,6 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 		e.waits[key] = en
 	}
 	return Checked[R]{e: e, en: en}, nil, nil, nil
-}
-
-// asRefused gives the refusal of an error of the state: a refusal
-// as it is, and each other error as bad_request.
-func asRefused(err error) *wire.Refused {
-	var refused *wire.Refused
-	if !errors.As(err, &refused) {
-		refused = wire.Refuse(wire.BadRequest, "%v", err)
-	}
-	return refused
 }
 
 // Send runs the first stages of a command of the server, with no wait:
