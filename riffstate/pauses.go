@@ -291,7 +291,7 @@ func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state recor
 		n.scope, _ = pauseScope(c, riff, repo)
 		n.state = state
 	}
-	reply := wire.PauseReply{Pauses: v.PausesView()}
+	reply := wire.PauseReply{Pauses: v.Pauses()}
 	_, _, paused := v.Paused(c.URI.Place())
 	reply.Here = record.Running
 	if paused {
@@ -349,8 +349,8 @@ func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state recor
 	return reply
 }
 
-// PausesView gives the pauses as the wire shows them.
-func (v View) PausesView() wire.Pauses {
+// Pauses gives the pauses as the wire shows them.
+func (v View) Pauses() wire.Pauses {
 	var out wire.Pauses
 	if p := v.riff.Pauses.Riff; p != nil {
 		out.Riff = &wire.PauseInfo{By: byShort(p.By), AtMs: p.AtMs}

@@ -220,7 +220,7 @@ func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
 		Apply(s.pending, rec)
 		if !Apply(s.written, rec) {
-			s.dropped.note(rec)
+			s.dropped.add(rec)
 		}
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
