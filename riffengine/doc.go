@@ -61,7 +61,8 @@
 //
 //   - Engine.mu is the lock of the state: both copies of it (pending and
 //     written) and the presence, the queue of the writer, the calls that
-//     wait by their call ID, the gate (closed) and the reason of a stop
+//     wait by their call ID, whether new commands are refused (closed)
+//     and the reason of a stop
 //     (stopErr), the position and chain of the last written chunk, the
 //     facts of /v1/server, the checkpoint counts, and the flags of the
 //     goroutines that run one at a time (writing, ckpWriting, preparing).
@@ -111,8 +112,8 @@
 // timers; Done closes when every goroutine of the engine ended. Four
 // ways lead there today:
 //
-//   - [Engine.Settle], for a stop signal: it closes the gate, waits until
-//     the queue is written, stops, waits for Done, closes the streams,
+//   - [Engine.Settle], for a stop signal: it refuses new commands, waits
+//     until the queue is written, stops, waits for Done, closes the streams,
 //     writes a last checkpoint and ends the lease.
 //   - [Engine.Close], when a start fails or the HTTP server ends: it fails
 //     each waiting call (503), stops and waits for Done, with no last

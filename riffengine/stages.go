@@ -7,9 +7,9 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// Proof is the word of the token layer that a call acts as its caller,
-// with the call ID of the call. Only this package makes one: the token
-// layer is here.
+// Proof is what the token layer gives for a call whose caller it
+// checked: that caller, and the call ID of the call. Only this package
+// makes one: the token layer is here.
 type Proof struct {
 	caller riffstate.Caller
 	call   string
@@ -19,8 +19,8 @@ type Proof struct {
 func (p Proof) Caller() riffstate.Caller { return p.caller }
 
 // Authenticated is a command with the caller that the token layer
-// proved. It has two doors: [Authenticate] takes the proof of the token
-// layer, and the engine makes it inside this package for the commands
+// proved. Only two functions make one: [Authenticate], from the proof of
+// the token layer, and asServer, inside this package, for the commands
 // of the server. Its fields are private, so code outside cannot make a
 // command act as another caller.
 type Authenticated[C any] struct {

@@ -41,7 +41,8 @@ type Handled struct {
 	Changes []record.Change
 }
 
-// Done is the word of the writer to a command: its records.
+// Done is what the writer hands back to a command once its chunk is
+// written: the records of the command.
 type Done struct {
 	Made []record.Record
 }
