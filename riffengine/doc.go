@@ -40,7 +40,7 @@
 //     writes what still waits, unless the instance failed.
 //   - The timers (started by New; owner: the engine): each TimerEvery
 //     they run Tick, which forgets old sessions through the one path and
-//     looks whether a checkpoint is due.
+//     checks whether a checkpoint is due.
 //   - The checkpoint write (started by the writer or the timers, at most
 //     one at a time; owner: the engine): it writes a checkpoint that was
 //     encoded under the lock, then prunes the log.
@@ -97,7 +97,7 @@
 //     the hub and closes the entry: an [Applied].
 //   - [Applied] makes the reply from the written copy, or gives the
 //     refusal: a [Replied]. A refused command waits for the writer as
-//     each command does, so no refusal tells of a change that is not in
+//     each command does, so no refusal reports a change that is not in
 //     the log.
 //
 // A signal call ([Signaled]) sets a signal of the presence under the

@@ -42,8 +42,8 @@ type routed[R any] interface {
 	Caller() name.SessionURI
 }
 
-// asked is a query of the wire.
-type asked[R any] interface {
+// queried is a query of the wire.
+type queried[R any] interface {
 	wire.Call[R]
 	Caller() name.SessionURI
 }
@@ -293,7 +293,7 @@ func route[C routed[R], R any](s *Handler) {
 }
 
 // query makes the route of a query: it reads the written copy.
-func query[Q asked[R], R any](s *Handler, fn func(v riffstate.View, c riffstate.Caller, q Q, now riffstate.Now) (R, []riffstate.Signal, error)) {
+func query[Q queried[R], R any](s *Handler, fn func(v riffstate.View, c riffstate.Caller, q Q, now riffstate.Now) (R, []riffstate.Signal, error)) {
 	var zero Q
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
 		q, proof, ok := decode[Q](s, w, r)

@@ -100,11 +100,12 @@ func (a Applied[R]) reply() (R, error) {
 // Dispatch is the one path of each command: the check under the lock,
 // the entry in the queue, the wait for the writer, then the reply or the
 // refusal. A refused command waits as each command does, so no refusal
-// tells of a change that is not in the log.
+// reports a change that is not in the log.
 //
 // A call with a call ID whose result is kept gets the kept reply with no
-// handle (Repeat); a second try while the first waits waits for the same
-// entry; when the first try was refused, the second runs handle again.
+// handle (Repeat); a second try that comes while the first one still
+// waits for the writer waits for the same entry; when the first try was
+// refused, the second runs handle again.
 //
 // The lock is taken in check and released in queue, in one function
 // with no blocking call between them; nothing here waits while it holds

@@ -192,8 +192,10 @@ func (s *Handler) pump(ctx context.Context, sw streamWriter, st *stream, convert
 	}
 }
 
-// endWatch closes the watch of c in the presence: the end of a watch is
-// no sign of life, so it is no signal of Signal.
+// endWatch closes the watch of c in the presence. It sets WatchEnded
+// itself, not through Signal: Signal first registers a caller that the
+// state does not know, and the end of a watch is no sign of life, so it
+// registers nobody.
 func (e *Engine) endWatch(c riffstate.Caller) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

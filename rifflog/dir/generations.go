@@ -65,13 +65,13 @@ func (s *Store) Load(ctx context.Context, name string) ([]byte, int64, error) {
 }
 
 // Newest says whether gen is the newest generation of a swapped object,
-// with two looks at names and no read: generation gen+1 is not there,
-// and gen is. A Swap that writes gen+2 removes gen; gen+1 goes only
-// after gen went (removeOlder); so gen is the newest exactly when both
-// hold. The first look comes before the second, so a change between
-// them shows in the second. The lease looks around each chunk: two
-// lookups of a name cost much less than a read of the directory and of
-// the lease.
+// with two lookups of a name and no read of a file: generation gen+1 is
+// not there, and gen is. A Swap that writes gen+2 removes gen; gen+1
+// goes only after gen went (removeOlder); so gen is the newest exactly
+// when both hold. The first lookup comes before the second, so a change
+// between them shows in the second. The lease checks it before and after
+// each chunk: two lookups of a name cost much less than a read of the
+// directory and of the lease.
 func (s *Store) Newest(ctx context.Context, name string, gen int64) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("newest %s: %w", name, err)
