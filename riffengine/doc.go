@@ -120,9 +120,10 @@
 //     checkpoint.
 //   - A chunk that fails for good (on the writer): the instance fails
 //     each waiting call, stops, and closes the streams.
-//   - A lost lease (on the lease hold): the same; the binary then calls
-//     [Engine.HandOver], which waits for Done and writes a last
-//     checkpoint for the new instance.
+//   - A lease that the hold cannot keep (on the lease hold): the same.
+//     When another instance took it (rifflog.ErrLeaseLost, a deploy),
+//     the binary then calls [Engine.HandOver], which waits for Done and
+//     writes a last checkpoint for the new instance.
 //
 // # Caveats
 //
