@@ -4,7 +4,7 @@
 //
 //   - embed runs the engine of riff-server inside a program, on a
 //     directory (RIFF_DIR): rifflog/dir, riffengine.Load, New, TakeLease,
-//     MakeRiff and NewServer behind the program's own HTTP server. Its test
+//     MakeRiff and NewHandler behind the program's own HTTP server. Its test
 //     claims over HTTP, stops, opens the same directory again and finds
 //     the claim.
 //   - statetool runs commands on riffstate alone (riffstate.New,

@@ -79,7 +79,7 @@ type Options struct {
 	// HTTP sends the tries; nil is a client with no overall timeout (the
 	// budget and the stall limit end a try).
 	HTTP *http.Client
-	// Out gets the line (waits for riff-server…) and the note of
+	// Out gets the line (waits for riff-server…) and the warning of
 	// different builds. Nil drops them.
 	Out io.Writer
 	// Clock runs the budget and the waits; nil is the clock of the
@@ -107,7 +107,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	replied bool // a reply came from the server
-	noted   bool // the note of different builds is printed
+	warned  bool // the warning of different builds is printed
 }
 
 // New makes a client of the server at u (see [ParseServer]).
@@ -421,7 +421,7 @@ func (c *Client) check(resp *http.Response, path string, raw []byte) error {
 	if text := build.MismatchError(server, c.build); text != "" {
 		return &MismatchError{Server: &server, Client: c.build, Text: text}
 	}
-	c.note(server)
+	c.warnDiffer(server)
 	if code := resp.Header.Get(wire.HeaderRefused); code != "" {
 		return &wire.Refused{Code: wire.Code(code), Reason: reason(raw), Status: resp.StatusCode}
 	}
@@ -435,18 +435,18 @@ func (c *Client) check(resp *http.Response, path string, raw []byte) error {
 	return nil
 }
 
-// note prints the note of different builds once per Client.
-func (c *Client) note(server build.Build) {
-	text := build.DifferNote(server, c.build)
+// warnDiffer prints the warning of different builds once per Client.
+func (c *Client) warnDiffer(server build.Build) {
+	text := build.DifferWarning(server, c.build)
 	if text == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.noted {
+	if c.warned {
 		return
 	}
-	c.noted = true
+	c.warned = true
 	fmt.Fprintln(c.out, text)
 }
 

@@ -4,7 +4,8 @@
 //
 // It never decides a rule of the riff. It writes only two kinds of lines
 // for a person, to the writer that its caller gives ([Options.Out]): the
-// line (waits for riff-server…) and the note of "When the builds differ".
+// line (waits for riff-server…) and the warning of "When the builds
+// differ".
 // Every other outcome comes back as a value or an error.
 //
 // # Basics

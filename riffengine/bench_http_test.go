@@ -120,7 +120,7 @@ func durableServer(b *testing.B) (url string, client *http.Client, e *riffengine
 		b.Fatal(err)
 	}
 	e.SetServing(true, "")
-	srv := httptest.NewServer(riffengine.NewServer(e, riffengine.NoSignIn{}))
+	srv := httptest.NewServer(riffengine.NewHandler(e, riffengine.NoSignIn{}))
 	b.Cleanup(srv.Close)
 	client = newBenchClient()
 	mustPost := func(path string, v any) {
@@ -209,7 +209,7 @@ func BenchmarkHandlerClaimRelease(b *testing.B) {
 		b.Fatal(err)
 	}
 	e.SetServing(true, "")
-	h := riffengine.NewServer(e, riffengine.NoSignIn{})
+	h := riffengine.NewHandler(e, riffengine.NoSignIn{})
 	send := func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte) {
 		w.reset()
 		body.Reset(data)

@@ -37,7 +37,7 @@ func instance(t *testing.T, store rifflog.Store) *riff {
 		Now: r.clock.Now, TimerEvery: time.Hour, CheckpointInterval: 100 * 365 * 24 * time.Hour,
 		StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
 	})
-	r.srv = riffengine.NewServer(r.e, riffengine.NoSignIn{})
+	r.srv = riffengine.NewHandler(r.e, riffengine.NoSignIn{})
 	r.http = httptest.NewServer(r.srv)
 	t.Cleanup(func() {
 		r.e.Close(errors.New("the test ends"))

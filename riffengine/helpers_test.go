@@ -169,7 +169,7 @@ type riff struct {
 	t     testing.TB
 	store rifflog.Store
 	e     *riffengine.Engine
-	srv   *riffengine.Server
+	srv   *riffengine.Handler
 	http  *httptest.Server
 	clock *clock
 	logs  *lines
@@ -223,7 +223,7 @@ func start(t testing.TB, s setup) *riff {
 		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval, CheckpointEvery: s.checkpointEvery,
 	})
 	r.e.SetServing(true, "")
-	r.srv = riffengine.NewServer(r.e, riffengine.NoSignIn{})
+	r.srv = riffengine.NewHandler(r.e, riffengine.NoSignIn{})
 	if s.keepAlive > 0 {
 		r.srv.KeepAlive = s.keepAlive
 	}

@@ -42,8 +42,8 @@ type routed[R any] interface {
 	Caller() name.SessionURI
 }
 
-// asked is a query of the wire.
-type asked[R any] interface {
+// queried is a query of the wire.
+type queried[R any] interface {
 	wire.Call[R]
 	Caller() name.SessionURI
 }
@@ -56,10 +56,10 @@ type signaled[R any] interface {
 	Caller() name.SessionURI
 }
 
-// Server is the HTTP side of an engine: one generic handler for each
+// Handler is the HTTP side of an engine: one generic handler for each
 // routed command, the queries, the signals and the streams. No rule
 // lives here: a handler decodes, calls the engine, encodes.
-type Server struct {
+type Handler struct {
 	e      *Engine
 	tokens TokenLayer
 	denier *denier
@@ -75,16 +75,16 @@ type Server struct {
 	KeepAlive time.Duration
 }
 
-// NewServer makes the HTTP side of e.
-func NewServer(e *Engine, tokens TokenLayer) *Server {
-	s := &Server{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
+// NewHandler makes the HTTP side of e.
+func NewHandler(e *Engine, tokens TokenLayer) *Handler {
+	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
 		build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s
 }
 
-func (s *Server) routes() {
+func (s *Handler) routes() {
 	// The commands: one line for each, and one handler for all.
 	route[riffstate.Register, wire.RegisterReply](s)
 	route[riffstate.Start, wire.StartReply](s)
@@ -117,13 +117,13 @@ func (s *Server) routes() {
 		return v.Threads(c, now), nil, nil
 	})
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.Riff, now riffstate.Now) (wire.Pauses, []riffstate.Signal, error) {
-		return v.PausesView(), nil, nil
+		return v.Pauses(), nil, nil
 	})
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.Idle, now riffstate.Now) (wire.IdleReply, []riffstate.Signal, error) {
-		return v.IdleView(), nil, nil
+		return v.Idle(), nil, nil
 	})
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.Notes, now riffstate.Now) (wire.NotesReply, []riffstate.Signal, error) {
-		r, err := v.NotesView(c, q, now)
+		r, err := v.Notes(c, q, now)
 		return r, nil, err
 	})
 
@@ -144,7 +144,7 @@ func (s *Server) routes() {
 }
 
 // ServeHTTP serves a call: every reply has riff-build.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The header is set as a value that every reply shares: no handler
 	// changes it.
 	w.Header()[headerBuild] = s.build
@@ -164,7 +164,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // checkBuild refuses a client of a version line that this server does
 // not talk with: 409 old_build, with both builds and the side to update.
 // A call with no riff-build (curl) passes.
-func (s *Server) checkBuild(r *http.Request) *wire.Refused {
+func (s *Handler) checkBuild(r *http.Request) *wire.Refused {
 	text := headerValue(r.Header, headerBuild)
 	if text == "" {
 		return nil
@@ -182,7 +182,7 @@ func (s *Server) checkBuild(r *http.Request) *wire.Refused {
 
 // refuse writes a refusal: the status, the header riff-refused and the
 // reason as text.
-func (s *Server) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
+func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 	if status == 0 {
 		status = r.Code.Status()
 	}
@@ -193,7 +193,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 }
 
 // denied writes a refusal of the token layer and its denied line.
-func (s *Server) denied(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte) {
+func (s *Handler) denied(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte) {
 	named := ""
 	if body != nil {
 		var me struct {
@@ -208,7 +208,7 @@ func (s *Server) denied(w http.ResponseWriter, r *http.Request, refused *wire.Re
 }
 
 // fail writes the error of a call that the engine did not finish.
-func (s *Server) fail(w http.ResponseWriter, err error) {
+func (s *Handler) fail(w http.ResponseWriter, err error) {
 	var refused *wire.Refused
 	switch {
 	case errors.As(err, &refused):
@@ -223,7 +223,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 }
 
 // readBody reads a body of at most 64 KiB.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wire.MaxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -238,7 +238,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 }
 
 // decode reads the body of a call into v, and proves its caller.
-func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseWriter, r *http.Request) (T, Proof, bool) {
+func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.ResponseWriter, r *http.Request) (T, Proof, bool) {
 	var v T
 	body, ok := s.readBody(w, r)
 	if !ok {
@@ -262,7 +262,7 @@ func decode[T interface{ Caller() name.SessionURI }](s *Server, w http.ResponseW
 
 // writeJSON writes a reply. It does not escape & < >: a URI with claims
 // reads as it is.
-func (s *Server) writeJSON(w http.ResponseWriter, v any) {
+func (s *Handler) writeJSON(w http.ResponseWriter, v any) {
 	w.Header()[headerContentType] = s.jsonType
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -273,7 +273,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, v any) {
 
 // route makes the route of one command: its path, and the one handler.
 // The reply to a repeated call has the header riff-repeat: 1.
-func route[C routed[R], R any](s *Server) {
+func route[C routed[R], R any](s *Handler) {
 	var zero C
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
 		cmd, proof, ok := decode[C](s, w, r)
@@ -293,7 +293,7 @@ func route[C routed[R], R any](s *Server) {
 }
 
 // query makes the route of a query: it reads the written copy.
-func query[Q asked[R], R any](s *Server, fn func(v riffstate.View, c riffstate.Caller, q Q, now riffstate.Now) (R, []riffstate.Signal, error)) {
+func query[Q queried[R], R any](s *Handler, fn func(v riffstate.View, c riffstate.Caller, q Q, now riffstate.Now) (R, []riffstate.Signal, error)) {
 	var zero Q
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
 		q, proof, ok := decode[Q](s, w, r)
@@ -321,7 +321,7 @@ func query[Q asked[R], R any](s *Server, fn func(v riffstate.View, c riffstate.C
 
 // signal makes the route of a signal call: it changes only the
 // presence (see Signaled).
-func signal[S signaled[R], R any](s *Server) {
+func signal[S signaled[R], R any](s *Handler) {
 	var zero S
 	s.mux.HandleFunc("POST "+zero.Path(), func(w http.ResponseWriter, r *http.Request) {
 		call, proof, ok := decode[S](s, w, r)
@@ -339,7 +339,7 @@ func signal[S signaled[R], R any](s *Server) {
 
 // server gives the facts of the server. It answers also while the
 // server replies 503 to each other call.
-func (s *Server) server(w http.ResponseWriter, r *http.Request) {
+func (s *Handler) server(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "GET %s gives the facts of the server", r.URL.Path), http.StatusMethodNotAllowed)
 		return

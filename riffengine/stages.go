@@ -2,16 +2,14 @@ package riffengine
 
 import (
 	"context"
-	"errors"
 
 	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// Proof is the word of the token layer that a call acts as its caller,
-// with the call ID of the call. Only this package makes one: the token
-// layer is here.
+// Proof is what the token layer gives for a call whose caller it
+// checked: that caller, and the call ID of the call. Only this package
+// makes one: the token layer is here.
 type Proof struct {
 	caller riffstate.Caller
 	call   string
@@ -21,8 +19,8 @@ type Proof struct {
 func (p Proof) Caller() riffstate.Caller { return p.caller }
 
 // Authenticated is a command with the caller that the token layer
-// proved. It has two doors: [Authenticate] takes the proof of the token
-// layer, and the engine makes it inside this package for the commands
+// proved. Only two functions make one: [Authenticate], from the proof of
+// the token layer, and asServer, inside this package, for the commands
 // of the server. Its fields are private, so code outside cannot make a
 // command act as another caller.
 type Authenticated[C any] struct {
@@ -102,11 +100,12 @@ func (a Applied[R]) reply() (R, error) {
 // Dispatch is the one path of each command: the check under the lock,
 // the entry in the queue, the wait for the writer, then the reply or the
 // refusal. A refused command waits as each command does, so no refusal
-// tells of a change that is not in the log.
+// reports a change that is not in the log.
 //
 // A call with a call ID whose result is kept gets the kept reply with no
-// handle (Repeat); a second try while the first waits waits for the same
-// entry; when the first try was refused, the second runs handle again.
+// handle (Repeat); a second try that comes while the first one still
+// waits for the writer waits for the same entry; when the first try was
+// refused, the second runs handle again.
 //
 // The lock is taken in check and released in queue, in one function
 // with no blocking call between them; nothing here waits while it holds
@@ -126,9 +125,7 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 		case kept != nil:
 			return Replied[R]{Reply: *kept, Repeat: true}, nil
 		case wait != nil:
-			if err := e.wait(ctx, wait); err != nil && !errors.Is(err, ErrStopped) {
-				return Replied[R]{}, err
-			} else if err != nil {
+			if err := e.wait(ctx, wait); err != nil {
 				return Replied[R]{}, err
 			}
 			continue
@@ -164,13 +161,13 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 	var key riffstate.Key
 	if call.call != "" {
 		key = riffstate.KeyOf(c, call.call)
-		done, ok, err := e.state.KeptCall(key, asked)
-		if err != nil {
+		done, ok, refused := e.state.KeptCall(key, asked)
+		if refused != nil {
 			// A reuse of the call ID for another command: refused, with
 			// no handle and no key, as each refusal (its line, its wait
 			// for the writer): the kept reply would tell of a command
 			// that did not run.
-			en.refused = asRefused(err)
+			en.refused = refused
 			return Checked[R]{e: e, en: en}, nil, nil, nil
 		}
 		if ok {
@@ -183,9 +180,9 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 			return Checked[R]{}, nil, pending, nil
 		}
 	}
-	h, err := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
-	if err != nil {
-		en.refused = asRefused(err)
+	h, refused := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
+	if refused != nil {
+		en.refused = refused
 	} else {
 		en.made = e.state.Queue(c, call.cmd.Kind(), call.call, h.Changes, now)
 	}
@@ -194,16 +191,6 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 		e.waits[key] = en
 	}
 	return Checked[R]{e: e, en: en}, nil, nil, nil
-}
-
-// asRefused gives the refusal of an error of the state: a refusal
-// as it is, and each other error as bad_request.
-func asRefused(err error) *wire.Refused {
-	var refused *wire.Refused
-	if !errors.As(err, &refused) {
-		refused = wire.Refuse(wire.BadRequest, "%v", err)
-	}
-	return refused
 }
 
 // Send runs the first stages of a command of the server, with no wait:

@@ -159,7 +159,7 @@ func (sw streamWriter) send(ev wire.Event) error {
 	return sw.rc.Flush()
 }
 
-func (s *Server) openStream(w http.ResponseWriter) streamWriter {
+func (s *Handler) openStream(w http.ResponseWriter) streamWriter {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -170,7 +170,7 @@ func (s *Server) openStream(w http.ResponseWriter) streamWriter {
 // pump sends the events of a stream and a keep-alive line each
 // KeepAlive, until the client goes, the stream falls behind, or the
 // server stops.
-func (s *Server) pump(ctx context.Context, sw streamWriter, st *stream, convert func(wire.Event) wire.Event) {
+func (s *Handler) pump(ctx context.Context, sw streamWriter, st *stream, convert func(wire.Event) wire.Event) {
 	tick := time.NewTicker(s.KeepAlive)
 	defer tick.Stop()
 	for {
@@ -192,8 +192,10 @@ func (s *Server) pump(ctx context.Context, sw streamWriter, st *stream, convert 
 	}
 }
 
-// endWatch closes the watch of c in the presence: the end of a watch is
-// no sign of life, so it is no signal of Signal.
+// endWatch closes the watch of c in the presence. It sets WatchEnded
+// itself, not through Signal: Signal first registers a caller that the
+// state does not know, and the end of a watch is no sign of life, so it
+// registers nobody.
 func (e *Engine) endWatch(c riffstate.Caller) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -203,7 +205,7 @@ func (e *Engine) endWatch(c riffstate.Caller) {
 // watch is the stream of the wakes of a session: its first line at the
 // open, then the wake that it missed (from the written copy), then each
 // wake.
-func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
+func (s *Handler) watch(w http.ResponseWriter, r *http.Request) {
 	_, proof, ok := decode[wire.Watch](s, w, r)
 	if !ok {
 		return
@@ -244,7 +246,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 // direct thread only when it is one of its two sides. The client opens
 // the stream first, then reads the thread after the last message that
 // it showed.
-func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
+func (s *Handler) tail(w http.ResponseWriter, r *http.Request) {
 	q, proof, ok := decode[wire.Tail](s, w, r)
 	if !ok {
 		return

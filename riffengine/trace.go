@@ -188,11 +188,11 @@ func (d *denier) flushLocked() {
 
 // FlushDenied ends the window of the denied lines: a stop calls it, so
 // that no count is lost.
-func (s *Server) FlushDenied() { s.denier.flush() }
+func (s *Handler) FlushDenied() { s.denier.flush() }
 
 // RunDenied flushes the window of the denied lines at the end of each
 // window until ctx ends.
-func (s *Server) RunDenied(ctx context.Context) {
+func (s *Handler) RunDenied(ctx context.Context) {
 	tick := time.NewTicker(DeniedInterval)
 	defer tick.Stop()
 	for {

@@ -45,7 +45,8 @@ func CallerOf(u name.SessionURI) Caller {
 	return Caller{URI: u.Bare(), Class: class}
 }
 
-// ServerURI is the sender of each note of the server: riff@server.
+// ServerURI is the sender of each message of the server (a note in a
+// thread, a direct message): riff@server.
 func ServerURI() name.SessionURI { return name.SessionURI{User: "riff", Host: "server"} }
 
 // ServerCaller is the server, as the caller of its own commands.

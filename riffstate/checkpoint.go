@@ -27,9 +27,9 @@ type Checkpoint struct {
 // stale), and the time of its last call, so that who shows after a start
 // the time since the last call before the stop, not since the load.
 type SavedLive struct {
-	Status   *Note `json:"status,omitempty"`
-	Step     *Step `json:"step,omitempty"`
-	CalledMs int64 `json:"called_ms,omitempty"`
+	Status   *TextAt `json:"status,omitempty"`
+	Step     *Step   `json:"step,omitempty"`
+	CalledMs int64   `json:"called_ms,omitempty"`
 }
 
 // SavedCall is one kept call: its key, its records, and the kind and

@@ -28,8 +28,8 @@ type drops struct {
 	warnings, skipped uint64
 }
 
-// note counts a record of the written copy that Apply did not take.
-func (d *drops) note(rec record.Record) {
+// add counts a record of the written copy that Apply did not take.
+func (d *drops) add(rec record.Record) {
 	drop := Drop{Position: rec.Position, Command: rec.Command, Skipped: rec.Skipped()}
 	if rec.Change != nil {
 		drop.Kind = rec.Change.Kind()

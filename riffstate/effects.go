@@ -51,7 +51,7 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			pauseBefore = s.pausedSessions(nowMs)
 		}
 		if !Apply(s.written, rec) {
-			s.dropped.note(rec)
+			s.dropped.add(rec)
 		}
 		s.presence.Applied(rec, s.written, nowMs)
 		s.kept.record(rec)

@@ -80,7 +80,13 @@ type step interface {
 
 type cmdOf[R any] struct{ c Command[R] }
 
-func (x cmdOf[R]) check(s *State, c Caller, now Now) (Handled, error) { return Check(s, x.c, c, now) }
+func (x cmdOf[R]) check(s *State, c Caller, now Now) (Handled, error) {
+	h, refused := Check(s, x.c, c, now)
+	if refused != nil {
+		return h, refused
+	}
+	return h, nil
+}
 func (x cmdOf[R]) run(s *State, c Caller, now Now) (any, Effects, error) {
 	return Run(s, x.c, c, now)
 }

@@ -73,7 +73,7 @@ type keptCall struct {
 // NewKept gives an empty table.
 func NewKept() *Kept { return &Kept{calls: map[Key]*keptCall{}} }
 
-func (k *Kept) get(key Key, asked Asked) (Done, bool, error) {
+func (k *Kept) get(key Key, asked Asked) (Done, bool, *wire.Refused) {
 	c := k.calls[key]
 	if c == nil {
 		return Done{}, false, nil

@@ -25,9 +25,9 @@ func callWithID(s *State, cmd step, c Caller, id string, now Now) (reply any, ma
 		}
 	}
 	key := KeyOf(s.Caller(c), id)
-	done, ok, err := s.KeptCall(key, cmd.asked())
-	if err != nil {
-		return nil, nil, false, err
+	done, ok, refused := s.KeptCall(key, cmd.asked())
+	if refused != nil {
+		return nil, nil, false, refused
 	}
 	if ok {
 		return cmd.reply(s, c, done, now), done.Made, true, nil

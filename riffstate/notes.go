@@ -83,10 +83,10 @@ func mixed(s string) bool {
 	return upper && lower && digit
 }
 
-// NotesView gives the notes of the lead of user in thread, and with
+// Notes gives the notes of the lead of user in thread, and with
 // history each old text. Only the user and the owner read them; in a
 // riff with no sign-in each caller is an admin and reads its own notes.
-func (v View) NotesView(c Caller, q wire.Notes, now Now) (wire.NotesReply, error) {
+func (v View) Notes(c Caller, q wire.Notes, now Now) (wire.NotesReply, error) {
 	thread, err := v.threadOf(c, q.Thread, now)
 	if err != nil {
 		return wire.NotesReply{}, err

@@ -278,20 +278,20 @@ func sortedRepos(m map[name.Repo]*PauseInfo) []name.Repo {
 // nothing), the sessions that it started or stopped, and the leads that
 // its posts told, from the written copy.
 func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state record.PauseState, now Now) wire.PauseReply {
-	type pauseNote struct {
+	type pauseOutcome struct {
 		scope record.Scope
 		state record.PauseState
 		woke  []name.Who
 		told  []name.Who
 	}
-	var n pauseNote
+	var n pauseOutcome
 	if set, ok := madeOf[record.PauseSet](d); ok {
-		n = pauseNote{scope: set.Scope, state: set.State, woke: v.pauseWoke(set.Scope, set.State, now), told: v.toldLeads(d)}
+		n = pauseOutcome{scope: set.Scope, state: set.State, woke: v.pauseWoke(set.Scope, set.State, now), told: v.toldLeads(d)}
 	} else {
 		n.scope, _ = pauseScope(c, riff, repo)
 		n.state = state
 	}
-	reply := wire.PauseReply{Pauses: v.PausesView()}
+	reply := wire.PauseReply{Pauses: v.Pauses()}
 	_, _, paused := v.Paused(c.URI.Place())
 	reply.Here = record.Running
 	if paused {
@@ -302,9 +302,6 @@ func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state recor
 		for _, w := range ws {
 			if s := v.riff.Session(w); s != nil {
 				out = append(out, s.URI.Named())
-				if w == c.Who() {
-					continue
-				}
 			}
 		}
 		return out
@@ -352,8 +349,8 @@ func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state recor
 	return reply
 }
 
-// PausesView gives the pauses as the wire shows them.
-func (v View) PausesView() wire.Pauses {
+// Pauses gives the pauses as the wire shows them.
+func (v View) Pauses() wire.Pauses {
 	var out wire.Pauses
 	if p := v.riff.Pauses.Riff; p != nil {
 		out.Riff = &wire.PauseInfo{By: byShort(p.By), AtMs: p.AtMs}

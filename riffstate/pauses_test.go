@@ -298,21 +298,21 @@ func TestNotesKeepEachOldText(t *testing.T) {
 	f := given(t, twoRepos())
 	f.mustRun("ann/lead", setNotes("", "one"))
 	f.mustRun("ann", setNotes(repo, "two"))
-	got, err := f.s.Written().NotesView(f.caller("ann"), wire.Notes{Thread: repo, History: true}, f.now)
+	got, err := f.s.Written().Notes(f.caller("ann"), wire.Notes{Thread: repo, History: true}, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Text != "two" || len(got.History) != 2 || got.History[0].Text != "one" || got.History[0].By != "the session ann/lead" {
-		t.Errorf("NotesView = %+v; want two with the history one, two", got)
+		t.Errorf("Notes = %+v; want two with the history one, two", got)
 	}
 }
 
 func TestOnlyTheUserAndTheOwnerReadTheNotes(t *testing.T) {
 	f := givenIn(t, signIn, twoRepos(), rec("ann", "notes", record.NotesSet{User: "ann", Thread: repo, Text: "mine"})).as(Member)
-	if _, err := f.s.Written().NotesView(f.caller("bob"), wire.Notes{Thread: repo, User: "ann"}, f.now); err == nil {
+	if _, err := f.s.Written().Notes(f.caller("bob"), wire.Notes{Thread: repo, User: "ann"}, f.now); err == nil {
 		t.Error("bob read the notes of ann")
 	}
-	got, err := f.s.Written().NotesView(f.as(Owner).caller("bob"), wire.Notes{Thread: repo, User: "ann"}, f.now)
+	got, err := f.s.Written().Notes(f.as(Owner).caller("bob"), wire.Notes{Thread: repo, User: "ann"}, f.now)
 	if err != nil || got.Text != "mine" {
 		t.Errorf("the owner reads %+v, %v; want the notes of ann", got, err)
 	}
@@ -332,8 +332,8 @@ func TestSetIdleNeedsAPersonWhoIsAnAdmin(t *testing.T) {
 	f.when("ann", setIdle("ann", "pangolin", repo, 2)).then(record.SettingChanged{IdleWorkers: &want})
 	f.mustRun("ann", setIdle("ann", "pangolin", repo, 2))
 	f.when("ann", setIdle("ann", "pangolin", repo, 2)).then()
-	if got := f.s.Written().IdleView().Settings; len(got) != 1 || got[0] != want {
-		t.Errorf("IdleView = %v; want %v", got, want)
+	if got := f.s.Written().Idle().Settings; len(got) != 1 || got[0] != want {
+		t.Errorf("Idle = %v; want %v", got, want)
 	}
 	f.when("ann", setIdle("ann", "pangolin", repo, 65)).thenRefused(wire.BadRequest)
 }

@@ -109,7 +109,7 @@ func classText(c record.Class) string {
 // role needs. It reads only the caller: its class, its worker mark and
 // its role. It does not read the state. The life cycle of a session is a
 // check of handle, not of this table.
-func Permits(kind record.Command, c Caller, needs Role) error {
+func Permits(kind record.Command, c Caller, needs Role) *wire.Refused {
 	row, ok := rowOf(kind)
 	if !ok {
 		return wire.Refuse(wire.NotAllowed, "riff knows no command %s", kind)

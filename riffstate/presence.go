@@ -61,18 +61,18 @@ type Live struct {
 	// that woke the session: a watch does not wake for them again.
 	WakeSeen uint64 `json:"wake_seen,omitempty"`
 	// Activity is the newest fact of the hooks of the session.
-	Activity   string `json:"-"`
-	ActivityMs int64  `json:"-"`
-	Container  bool   `json:"-"`
-	Binary     string `json:"-"`
-	Machine    string `json:"-"`
-	Status     *Note  `json:"status,omitempty"`
-	Block      *Note  `json:"block,omitempty"`
-	Step       *Step  `json:"step,omitempty"`
+	Activity   string  `json:"-"`
+	ActivityMs int64   `json:"-"`
+	Container  bool    `json:"-"`
+	Binary     string  `json:"-"`
+	Machine    string  `json:"-"`
+	Status     *TextAt `json:"status,omitempty"`
+	Block      *TextAt `json:"block,omitempty"`
+	Step       *Step   `json:"step,omitempty"`
 }
 
-// Note is a text with the time it was set.
-type Note struct {
+// TextAt is a text with the time it was set: a status, or the reason of a block.
+type TextAt struct {
 	Text string `json:"text"`
 	AtMs int64  `json:"at_ms"`
 	// Answered marks a block that a message answered: the next work of
@@ -291,12 +291,12 @@ func (s Place) Set(p *Presence, w name.Who, now Now) {
 
 func (s StatusSet) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Status, l.SeenMs, l.CalledMs = &Note{Text: s.Text, AtMs: now.Ms}, now.Ms, now.Ms
+	l.Status, l.SeenMs, l.CalledMs = &TextAt{Text: s.Text, AtMs: now.Ms}, now.Ms, now.Ms
 }
 
 func (s BlockedSet) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Block, l.SeenMs, l.CalledMs = &Note{Text: s.Reason, AtMs: now.Ms}, now.Ms, now.Ms
+	l.Block, l.SeenMs, l.CalledMs = &TextAt{Text: s.Reason, AtMs: now.Ms}, now.Ms, now.Ms
 }
 
 func (s StepChange) Set(p *Presence, w name.Who, now Now) {

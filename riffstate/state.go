@@ -41,7 +41,8 @@ type Handled struct {
 	Changes []record.Change
 }
 
-// Done is the word of the writer to a command: its records.
+// Done is what the writer hands back to a command once its chunk is
+// written: the records of the command.
 type Done struct {
 	Made []record.Record
 }
@@ -125,8 +126,9 @@ func (s *State) Knows(c Caller) bool {
 // Check runs the steps of a command that need the lock: the signal
 // Called of a known caller, the refusal of a command of the people in a
 // riff with no sign-in (no_sign_in), permits, handle, and the signal of
-// the command. It gives the changes, or the refusal as *wire.Refused.
-func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) {
+// the command. It gives the changes, or the refusal: an error of handle
+// that is not a refusal is refused as bad_request.
+func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.Refused) {
 	c = s.Caller(c)
 	view := s.Pending()
 	// The view keeps whether the caller was live before this call: a
@@ -142,8 +144,8 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, error) 
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
-	if err := Permits(cmd.Kind(), c, cmd.Needs(c)); err != nil {
-		return Handled{}, err
+	if refused := Permits(cmd.Kind(), c, cmd.Needs(c)); refused != nil {
+		return Handled{}, refused
 	}
 	handled, err := cmd.Handle(c, view, now)
 	if err != nil {
@@ -223,7 +225,7 @@ func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
 		Apply(s.pending, rec)
 		if !Apply(s.written, rec) {
-			s.dropped.note(rec)
+			s.dropped.add(rec)
 		}
 		s.presence.Applied(rec, s.written, 0)
 		s.kept.record(rec)
@@ -249,7 +251,7 @@ func (s *State) Keep(key Key, asked Asked, done Done, now Now) {
 // another command, or for the same command with another body, is
 // refused with bad_request: a call ID is unique per caller, and the
 // kept reply would tell of a command that did not run.
-func (s *State) KeptCall(key Key, asked Asked) (Done, bool, error) {
+func (s *State) KeptCall(key Key, asked Asked) (Done, bool, *wire.Refused) {
 	return s.kept.get(key, asked)
 }
 

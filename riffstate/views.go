@@ -42,7 +42,7 @@ func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
 // Whoami gives the URI of the caller as the riff holds it, with its
 // marks, the state of the riff at its place, the pauses and the build.
 func (v View) Whoami(c Caller, now Now) wire.WhoamiReply {
-	reply := wire.WhoamiReply{URI: v.uriOf(c, now), Pauses: v.PausesView(), Build: v.opts.Build, Here: record.Running}
+	reply := wire.WhoamiReply{URI: v.uriOf(c, now), Pauses: v.Pauses(), Build: v.opts.Build, Here: record.Running}
 	if _, _, paused := v.Paused(c.URI.Place()); paused {
 		reply.Here = record.Paused
 	}
@@ -52,7 +52,7 @@ func (v View) Whoami(c Caller, now Now) wire.WhoamiReply {
 // Who gives the facts of the riff and one row for each session: gone
 // sessions only with all.
 func (v View) Who(c Caller, all bool, now Now) wire.WhoReply {
-	reply := wire.WhoReply{Pauses: v.PausesView(), Build: v.opts.Build, Rows: []wire.WhoRow{}}
+	reply := wire.WhoReply{Pauses: v.Pauses(), Build: v.opts.Build, Rows: []wire.WhoRow{}}
 	if v.opts.SignIn && v.riff.People.Owner != "" {
 		reply.Owner = v.riff.People.Owner
 	}
@@ -395,8 +395,8 @@ func (s WakeSeen) Set(p *Presence, w name.Who, now Now) {
 	}
 }
 
-// IdleView lists the settings of the idle workers.
-func (v View) IdleView() wire.IdleReply {
+// Idle lists the settings of the idle workers.
+func (v View) Idle() wire.IdleReply {
 	reply := wire.IdleReply{Settings: []record.IdleWorkers{}}
 	keys := make([]string, 0, len(v.riff.Idle))
 	for k := range v.riff.Idle {

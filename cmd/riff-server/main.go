@@ -279,7 +279,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	}
 	e.SetUnread(loaded.Unread)
 	e.SetServing(false, "riff-server starts")
-	server := riffengine.NewServer(e, riffengine.NoSignIn{})
+	server := riffengine.NewHandler(e, riffengine.NoSignIn{})
 	httpServer := riffengine.HTTPServer(server, log)
 	served := make(chan error, 1)
 	listen := func(ln net.Listener) {

@@ -92,7 +92,7 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Riff, error) {
 		return nil, err
 	}
 	e.SetServing(true, "")
-	return &Riff{Engine: e, Handler: riffengine.NewServer(e, riffengine.NoSignIn{})}, nil
+	return &Riff{Engine: e, Handler: riffengine.NewHandler(e, riffengine.NoSignIn{})}, nil
 }
 
 // Close writes what waits and a last checkpoint, then stops the engine.

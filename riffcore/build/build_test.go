@@ -125,9 +125,9 @@ func TestOlder(t *testing.T) {
 	}
 }
 
-// TestDifferNote compares each note with the guide's "When the builds
+// TestDifferWarning compares each warning with the guide's "When the builds
 // differ", character for character.
-func TestDifferNote(t *testing.T) {
+func TestDifferWarning(t *testing.T) {
 	tests := []struct {
 		name           string
 		server, client Build
@@ -169,8 +169,8 @@ func TestDifferNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DifferNote(tt.server, tt.client); got != tt.want {
-				t.Errorf("DifferNote(%v, %v) =\n%q\nwant\n%q", tt.server, tt.client, got, tt.want)
+			if got := DifferWarning(tt.server, tt.client); got != tt.want {
+				t.Errorf("DifferWarning(%v, %v) =\n%q\nwant\n%q", tt.server, tt.client, got, tt.want)
 			}
 		})
 	}

@@ -53,36 +53,36 @@ func Older(server, client Build) Side {
 	}
 }
 
-// DifferNote gives the note that riff prints once when the builds differ
-// and the versions can talk (the guide's "When the builds differ"):
+// DifferWarning gives the warning that riff prints once when the builds
+// differ and the versions can talk (the guide's "When the builds differ"):
 //
 //	riff: riff-server runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.4.0 929605821e54 2026-09-27T22:03:01Z. Update riff on this machine when you can.
 //
-// When riff is on the line before the server, the note says that the next
+// When riff is on the line before the server, the warning says that the next
 // line of the server refuses it, and to update riff soon. Two builds
 // with no older side (the same version and time, another commit) get the
-// first sentence alone. DifferNote gives "" for the same build (the same
+// first sentence alone. DifferWarning gives "" for the same build (the same
 // version and commit), and for versions that cannot talk: then
 // [MismatchError] gives the text.
-func DifferNote(server, client Build) string {
+func DifferWarning(server, client Build) string {
 	if server.Version == client.Version && server.sameCommit(client) {
 		return ""
 	}
 	if !Talks(server.Version, client.Version) {
 		return ""
 	}
-	note := fmt.Sprintf("riff: riff-server runs build %s; this riff runs build %s.", server, client)
+	warning := fmt.Sprintf("riff: riff-server runs build %s; this riff runs build %s.", server, client)
 	sl, cl := server.Version.Line(), client.Version.Line()
 	if cl != sl {
-		return note + fmt.Sprintf(" riff-server %s will refuse riff %s. Update riff on this machine soon.", sl.Next(), cl)
+		return warning + fmt.Sprintf(" riff-server %s will refuse riff %s. Update riff on this machine soon.", sl.Next(), cl)
 	}
 	switch Older(server, client) {
 	case Client:
-		return note + " Update riff on this machine when you can."
+		return warning + " Update riff on this machine when you can."
 	case Server:
-		return note + " Update riff-server when you can."
+		return warning + " Update riff-server when you can."
 	default:
-		return note
+		return warning
 	}
 }
 

@@ -1,0 +1,155 @@
+package dir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/como-technologies/riff/rifflog"
+)
+
+// Put creates the object name; it never replaces one.
+func (s *Store) Put(ctx context.Context, name string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("put %s: %w", name, err)
+	}
+	target, err := s.file(name)
+	if err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	if err := s.publish(target, data); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("put %s: %w", name, rifflog.ErrExists)
+		}
+		return fmt.Errorf("put %s: %w", name, err)
+	}
+	return nil
+}
+
+// Get reads the object name.
+func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get %s: %w", name, err)
+	}
+	file, err := s.file(name)
+	if err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	data, err := s.fs.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("get %s: %w", name, rifflog.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// List gives the objects whose names start with prefix, in byte order.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	// Start at the deepest directory that the prefix names.
+	base := ""
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		base = prefix[:i]
+	}
+	var names []string
+	if err := s.walk(base, prefix, &names); err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (s *Store) walk(rel, prefix string, names *[]string) error {
+	dir := filepath.Join(s.root, filepath.FromSlash(rel))
+	entries, err := s.fs.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".") {
+			continue // temporary files and generations
+		}
+		name := e.Name
+		if rel != "" {
+			name = rel + "/" + e.Name
+		}
+		if e.Dir {
+			if strings.HasPrefix(name+"/", prefix) || strings.HasPrefix(prefix, name+"/") {
+				if err := s.walk(name, prefix, names); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(name, prefix) {
+			*names = append(*names, name)
+		}
+	}
+	return nil
+}
+
+// Delete removes the object name and flushes its directory.
+func (s *Store) Delete(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	file, err := s.file(name)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	if err := s.fs.Remove(file); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	if err := s.fs.SyncDir(filepath.Dir(file)); err != nil {
+		return fmt.Errorf("delete %s: %w", name, err)
+	}
+	return nil
+}
+
+var _ rifflog.BatchDeleter = (*Store)(nil)
+
+// DeleteAll removes the objects names in their order, then flushes each
+// directory that it removed from, once. When a removal fails it still
+// flushes what it removed before.
+func (s *Store) DeleteAll(ctx context.Context, names []string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	var dirs []string
+	var failed error
+	for _, name := range names {
+		file, err := s.file(name)
+		if err != nil {
+			failed = fmt.Errorf("delete: %w", err)
+			break
+		}
+		if err := s.fs.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			failed = fmt.Errorf("delete %s: %w", name, err)
+			break
+		}
+		if d := filepath.Dir(file); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := s.fs.SyncDir(d); err != nil {
+			return errors.Join(failed, fmt.Errorf("delete: flush %s: %w", d, err))
+		}
+	}
+	return failed
+}
