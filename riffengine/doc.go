@@ -4,4 +4,69 @@
 //
 // It is the only code that locks the state. It never decides a rule of
 // the riff: riffstate does.
+//
+// # Start and stop
+//
+// A program starts an engine with [Open] and stops it with
+// [Engine.Close], and holds only its port and HTTP server
+// (cmd/riff-server, examples/embed). Open runs the start in this order,
+// and a step that fails stops what the steps before it started:
+//
+//  1. Load: the newest checkpoint that reads (the one before it when it
+//     does not), and the replay of the chunks after it ([Load]).
+//  2. The engine on that state: the writer and the timers start; the
+//     engine answers 503 ("riff-server starts") until step 6.
+//  3. Options.Listen: the program opens its port.
+//  4. The lease (not with Options.NoLease): wait while a later revision
+//     holds it, take it, wait Options.LeaseWait so that the old instance
+//     reads it, then load again (from the newest checkpoint when the old
+//     instance wrote one in the wait, else the chunks since the load),
+//     remove the leftovers of killed writes, and hold the lease.
+//  5. Options.Leased: a program whose port the old instance held opens
+//     it now.
+//  6. make_riff at the first start, then the engine serves.
+//
+// The goroutines, each with its owner, which stops it; the engine waits
+// for each of its own before Done closes:
+//
+//   - the writer (the engine): writes the queue as chunks, one at a time;
+//     at a stop it writes what waits while the instance holds the lease;
+//   - the timers (the engine): forget old sessions, and a checkpoint
+//     after CheckpointInterval;
+//   - the checkpoint maker (the engine, at most one at a time): moves the
+//     copy of the state on, encodes and writes a checkpoint with the lock
+//     free;
+//   - the preparer (the engine, at most one at a time): makes the file of
+//     the next chunk, for a store that can;
+//   - the lease holder and its watcher (the engine, from step 4): reads
+//     the lease every 2 s, and stops the instance when it reads another
+//     one;
+//   - the decoder of a replay (rifflog, inside Load): it ends with the
+//     load;
+//   - the HTTP server, the calls and streams on it, and
+//     Server.RunDenied (the program): the engine ends the streams at
+//     its stop, and the program shuts its server down.
+//
+// One path stops an engine for good (stopFor): it closes the gate (no new
+// command), marks why the instance stopped (each waiting call gets
+// [ErrStopped]), tells each goroutine to end, and ends the streams; it
+// does not wait, so that the writer (a chunk that failed for good) and
+// the lease holder (the lease of another instance) call it too.
+// [Engine.Stopping] closes then, and [Engine.Done] when each goroutine
+// ended. Close runs that path once, by the cause:
+//
+//   - the engine serves (a stop signal): settle, that is wait until the
+//     writer wrote each entry of the queue, stop, write a last
+//     checkpoint, end the lease;
+//   - the engine read the lease of another instance (a deploy): the
+//     program closes its port at once, and Close writes a last
+//     checkpoint for the new instance while that lease holds (none when
+//     it ended or aged), within the 10 s of ctx;
+//   - a chunk failed for good: Close waits and gives why, with no
+//     checkpoint.
+//
+// A start that fails stops by the same path, with no checkpoint, and ends
+// the lease when it took one. The tests build an engine on a state of
+// their own with New, and run the steps of the start by themselves
+// (export_test.go); a program has no such seam.
 package riffengine

@@ -40,7 +40,7 @@ func instance(t *testing.T, store rifflog.Store) *riff {
 	r.srv = riffengine.NewServer(r.e, riffengine.NoSignIn{})
 	r.http = httptest.NewServer(r.srv)
 	t.Cleanup(func() {
-		r.e.Close(errors.New("the test ends"))
+		r.e.Halt(errors.New("the test ends"))
 		r.http.Close()
 	})
 	return r
@@ -102,7 +102,7 @@ func TestGivenTheLastCheckpointOfTheOldInstanceWhenTheNewOneEndsItsWaitThenItLoa
 	next := instance(t, store) // loads now: no checkpoint yet
 	// The old instance writes its last checkpoint in the wait of the new
 	// one (its stop writes it through the same path as a handover).
-	if err := old.e.Settle(context.Background()); err != nil {
+	if err := old.e.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	next.serve("new")
@@ -140,7 +140,7 @@ func TestGivenNoNewCheckpointWhenTheNewInstanceEndsItsWaitThenItReadsTheChunksTh
 	next := instance(t, store)
 	work(old)
 	position := old.position()
-	old.e.Close(errors.New("a crash: no last checkpoint"))
+	old.e.Halt(errors.New("a crash: no last checkpoint"))
 	next.serve("new")
 	if got := next.position(); got != position {
 		t.Errorf("the new instance serves at %d; want %d (the chunks that came in its wait)", got, position)

@@ -21,7 +21,7 @@ func TestGivenAStopAndAStartThenWhoShowsTheTimeOfTheLastCallBeforeTheStop(t *tes
 	called := c.Now().UnixMilli()
 	c.Add(2 * time.Minute)
 	first.ok("/v1/alive", wire.Alive{Me: uri("ann/ann1")}, nil)
-	if err := first.e.Settle(context.Background()); err != nil {
+	if err := first.e.Close(context.Background()); err != nil {
 		t.Fatalf("Settle = %v", err)
 	}
 
