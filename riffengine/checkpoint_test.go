@@ -27,7 +27,7 @@ func settled(t *testing.T, st rifflog.Store, clk *clock, who ...string) {
 	r := start(t, setup{store: st, clock: clk})
 	r.register(who...)
 	if err := r.e.Close(context.Background()); err != nil {
-		t.Fatalf("Settle = %v", err)
+		t.Fatalf("Close = %v", err)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 
 // Options set an engine.
 type Options struct {
-	// Store is where the log lives.
+	// Store is where the log lives (Open sets it from its store).
 	Store rifflog.Store
 	// StoreName says which store it is, for the facts: memory, a
 	// directory, or a bucket.
@@ -42,7 +42,8 @@ type Options struct {
 	// revision (0: no revision number).
 	Revision uint64
 	// StateOptions are the options of the state; a load after the lease
-	// wait makes the state again with them.
+	// wait makes the state again with them. Open gives them the build of
+	// Build when they name none.
 	StateOptions riffstate.Options
 	// LoadedCheckpoint is the checkpoint object of the load that gave
 	// the state (Loaded.CheckpointName; "" with none). After the lease

@@ -104,7 +104,7 @@ func TestGivenARestartThenTheClaimTimerOfEachSessionStartsAtTheLoad(t *testing.T
 	first.ok("/v1/claim", wire.Claim{Me: uri("ann/ann1"), Item: "issue-7"}, nil)
 	first.ok("/v1/claim", wire.Claim{Me: uri("bob/bob1"), Item: "issue-9"}, nil)
 	if err := first.e.Close(context.Background()); err != nil {
-		t.Fatalf("Settle = %v", err)
+		t.Fatalf("Close = %v", err)
 	}
 
 	// given a start an hour later

@@ -559,7 +559,7 @@ func TestSettleWritesWhatWaitsAndALastCheckpoint(t *testing.T) {
 
 	// then the claim is written and acknowledged
 	if err := <-settled; err != nil {
-		t.Fatalf("Settle = %v", err)
+		t.Fatalf("Close = %v", err)
 	}
 	if rep := <-claimed; rep.status != http.StatusOK {
 		t.Fatalf("claim = %s; want 200", rep)
