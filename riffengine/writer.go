@@ -211,10 +211,14 @@ func (e *Engine) fail(entries []*entry, err error) {
 			traceFailed(e.log, en, err, level)
 		}
 		en.failed = true
+	}
+	// The instance stops (the timers end too, and Done closes) before a
+	// call of the chunk gets its 503: a caller that got it finds the
+	// engine stopping.
+	e.stopFor(fmt.Errorf("a chunk failed for good: %w", err))
+	for _, en := range entries {
 		close(en.done)
 	}
-	// The instance stops: the timers end too, and Done closes.
-	e.stopFor(fmt.Errorf("a chunk failed for good: %w", err))
 }
 
 // maybeCheckpoint writes a checkpoint each CheckpointEvery records, or
