@@ -171,23 +171,7 @@ func TestGivenANewLeaseWhenTheOldInstanceReadsItThenItWritesALastCheckpoint(t *t
 			work(old)
 			position := old.position()
 			ctx := context.Background()
-			lease, err := rifflog.TakeLeaseAs(ctx, store, "new", 7, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := old.post("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "after the new lease"}); r.status != http.StatusServiceUnavailable {
-				t.Errorf("a post after the new lease = %s; want 503", r)
-			}
-			select {
-			case <-old.e.Stopping():
-			default:
-				t.Fatal("the old instance did not stop when its chunk met the new lease")
-			}
-			if tc.end {
-				if err := lease.End(ctx, time.Now()); err != nil {
-					t.Fatal(err)
-				}
-			}
+			newLeaseStops(t, old, tc.end)
 			holder, err := old.e.HandOver(ctx)
 			newest, lerr := rifflog.NewestCheckpointName(ctx, store)
 			if lerr != nil {
@@ -207,5 +191,31 @@ func TestGivenANewLeaseWhenTheOldInstanceReadsItThenItWritesALastCheckpoint(t *t
 				t.Fatalf("Load after the handover = checkpoint %v, %d records after it, %v; want a checkpoint at %d", loaded.Checkpoint != nil, loaded.Replayed.Records, err, position)
 			}
 		})
+	}
+}
+
+// newLeaseStops is a deploy as the old instance sees it: a new instance
+// takes the lease (revision 7), the next chunk of the old one meets it
+// (503), and the old one stops. With end, the new instance then ends its
+// lease (a failed deploy).
+func newLeaseStops(t *testing.T, old *riff, end bool) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := rifflog.TakeLeaseAs(ctx, old.store, "new", 7, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := old.post("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "after the new lease"}); r.status != http.StatusServiceUnavailable {
+		t.Errorf("a post after the new lease = %s; want 503", r)
+	}
+	select {
+	case <-old.e.Stopping():
+	default:
+		t.Fatal("the old instance did not stop when its chunk met the new lease")
+	}
+	if end {
+		if err := lease.End(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -92,26 +92,10 @@ func TestGivenTheLeaseOfANewInstanceWhenTheOldOneClosesThenItHandsOverWithALastC
 			work(old)
 			position := old.position()
 			ctx := context.Background()
-			lease, err := rifflog.TakeLeaseAs(ctx, store, "new", 7, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := old.post("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "after the new lease"}); r.status != http.StatusServiceUnavailable {
-				t.Errorf("a post after the new lease = %s; want 503", r)
-			}
-			select {
-			case <-old.e.Stopping():
-			default:
-				t.Fatal("the old instance did not stop when its chunk met the new lease")
-			}
-			if tc.end {
-				if err := lease.End(ctx, time.Now()); err != nil {
-					t.Fatal(err)
-				}
-			}
+			newLeaseStops(t, old, tc.end)
 			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
-			err = old.e.Close(cctx)
+			err := old.e.Close(cctx)
 			newest, lerr := rifflog.NewestCheckpointName(ctx, store)
 			if lerr != nil {
 				t.Fatal(lerr)
