@@ -112,7 +112,7 @@ func durableServer(b *testing.B) (url string, client *http.Client, e *riffengine
 	}
 	e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "directory", Build: serverBuild(),
 		Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { e.Close(errors.New("the benchmark ends")) })
+	b.Cleanup(func() { e.Halt(errors.New("the benchmark ends")) })
 	if err := e.TakeLease(ctx, riffengine.NewInstanceID(), 0); err != nil {
 		b.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func BenchmarkHandlerClaimRelease(b *testing.B) {
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { e.Close(errors.New("the benchmark ends")) })
+	b.Cleanup(func() { e.Halt(errors.New("the benchmark ends")) })
 	if err := e.MakeRiff(ctx, "bench"); err != nil {
 		b.Fatal(err)
 	}

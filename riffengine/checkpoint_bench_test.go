@@ -83,7 +83,7 @@ func BenchmarkCheckpointLockWait(b *testing.B) {
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		CheckpointEvery: 1 << 30, TimerEvery: time.Hour})
-	defer e.Close(context.Canceled)
+	defer e.Halt(context.Canceled)
 	e.SetServing(true, "")
 
 	var callers []name.SessionURI

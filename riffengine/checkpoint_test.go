@@ -26,8 +26,8 @@ func settled(t *testing.T, st rifflog.Store, clk *clock, who ...string) {
 	t.Helper()
 	r := start(t, setup{store: st, clock: clk})
 	r.register(who...)
-	if err := r.e.Settle(context.Background()); err != nil {
-		t.Fatalf("Settle = %v", err)
+	if err := r.e.Close(context.Background()); err != nil {
+		t.Fatalf("Close = %v", err)
 	}
 }
 
@@ -77,7 +77,7 @@ func TestGivenADamagedNewestCheckpointWhenTheServerStartsThenItUsesTheOneBeforeI
 	logs := &lines{}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		Logger: riffengine.NewLogger(logs, slog.LevelInfo), Now: clk.Now})
-	defer e.Close(context.Canceled)
+	defer e.Halt(context.Canceled)
 	e.SetUnread(loaded.Unread)
 
 	errorsLogged := logs.with(t, "a checkpoint does not read; the start used the one before it")
@@ -156,7 +156,7 @@ func TestGivenCallsOfEveryKindWhenTheEngineMakesACheckpointFromItsCopyThenItIsTh
 		}
 		// Leave records after the newest checkpoint for the next start.
 		exercise(r, 90+start, 20)
-		if err := r.e.Settle(context.Background()); err != nil {
+		if err := r.e.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,7 +195,7 @@ func TestGivenCallsThatRunWhileCheckpointsAreEncodedWhenTheServerStartsAgainThen
 	if err != nil || !bytes.Equal(copied, locked) {
 		t.Fatalf("after the concurrent calls the copy encodes\n%s\nthe state under the lock\n%s\n(%v)", copied, locked, err)
 	}
-	if err := r.e.Settle(context.Background()); err != nil {
+	if err := r.e.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	names := checkpointNames(t, st)
@@ -299,7 +299,7 @@ func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNo
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		Now: clk.Now, CheckpointEvery: 3, TimerEvery: time.Hour})
-	defer e.Close(context.Canceled)
+	defer e.Halt(context.Canceled)
 	e.SetReplay(loaded.Took, cp.Position, time.UnixMilli(cp.WrittenAtMs), cp.Build)
 	e.SetServing(true, "")
 	me := uri("ann/s1")
@@ -309,7 +309,7 @@ func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNo
 			t.Fatal(err)
 		}
 	}
-	if err := e.Settle(ctx); err != nil {
+	if err := e.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := checkpointNames(t, st); len(got) != 1 || got[0] != names[0] {
@@ -341,7 +341,7 @@ func TestGivenACheckpointOfTheOldInstanceInTheWaitWhenTheNewOneServesThenItCount
 	settled(t, st, clk, "ann/s1") // a checkpoint, then 6 records after it
 	old := start(t, setup{store: st, clock: clk})
 	claims(old.e, "ann/s1", 0, 6)
-	old.e.Close(context.Canceled)
+	old.e.Halt(context.Canceled)
 
 	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
 	if err != nil {
@@ -352,13 +352,13 @@ func TestGivenACheckpointOfTheOldInstanceInTheWaitWhenTheNewOneServesThenItCount
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		Now: clk.Now, CheckpointEvery: 10, TimerEvery: time.Hour})
-	defer e.Close(context.Canceled)
+	defer e.Halt(context.Canceled)
 
 	// In the wait of the new instance the old one writes 4 more records
 	// and a checkpoint after them.
 	old = start(t, setup{store: st, clock: clk})
 	claims(old.e, "ann/s1", 6, 4)
-	if err := old.e.Settle(ctx); err != nil {
+	if err := old.e.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	newest := checkpointNames(t, st)
@@ -370,7 +370,7 @@ func TestGivenACheckpointOfTheOldInstanceInTheWaitWhenTheNewOneServesThenItCount
 	// the loaded one, that is a checkpoint's worth at once; from the
 	// newest, 9 more make none before the one of the stop.
 	claims(e, "ann/s1", 10, 9)
-	if err := e.Settle(ctx); err != nil { // the last checkpoint of the stop comes after
+	if err := e.Close(ctx); err != nil { // the last checkpoint of the stop comes after
 		t.Fatal(err)
 	}
 	last := e.Facts().Position

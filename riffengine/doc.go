@@ -1,61 +1,74 @@
 // Package riffengine holds the engine of riff-server: the one dispatch
 // path of each command, the group-commit writer, the effects, the timers,
-// the HTTP routes and streams, and the start and stop of an instance.
+// the HTTP routes and streams, and the start and stop order.
 //
 // It is the only code that locks the state. It never decides a rule of
 // the riff: riffstate does.
 //
-// # Start
+// # Start and stop
 //
-// A binary starts an instance in this order (cmd/riff-server's serve,
-// and examples/embed, write it out today):
+// A program starts an engine with [Open] and stops it with
+// [Engine.Close], and holds only its port and HTTP server
+// (cmd/riff-server, examples/embed). Open runs the start in this order,
+// and a step that fails stops what the steps before it started:
 //
-//  1. [Load] reads the newest checkpoint that reads and replays the
-//     chunks after it into a [riffstate.State].
-//  2. [New] makes the [Engine] from that state and starts its writer
-//     and its timers. The engine takes commands from here on, but
-//     [Engine.SetServing] (false) makes the HTTP side answer 503, and
-//     [Engine.Tick] writes nothing, until step 6.
-//  3. [NewHandler] makes the HTTP side ([Handler], an http.Handler) and
-//     [HTTPServer] the *http.Server with the time limits of riff-server;
-//     the binary listens (or, when the old instance still holds the port
-//     on this machine, after step 4).
-//  4. [Engine.TakeLease] takes the lease (or waits while a later revision
-//     holds it), waits for the old instance to write its last checkpoint,
-//     loads again what the old instance wrote meanwhile, removes the
-//     leftover temporary files of killed writes, and starts the two
-//     goroutines of the lease. A store with no lease (memory) skips it.
-//  5. [Engine.MakeRiff] writes make_riff at the first start.
-//  6. [Engine.SetServing] (true): the instance serves.
+//  1. Load: the newest checkpoint that reads (the one before it when it
+//     does not), and the replay of the chunks after it ([Load]).
+//  2. The engine on that state: the writer and the timers start; the
+//     engine answers 503 ("riff-server starts") until step 6.
+//  3. Options.Listen: the program opens its port.
+//  4. The lease (not with Options.NoLease): wait while a later revision
+//     holds it, take it, wait Options.LeaseWait so that the old instance
+//     reads it, then load again (from the newest checkpoint when the old
+//     instance wrote one in the wait, else the chunks since the load),
+//     remove the leftovers of killed writes, and hold the lease.
+//  5. Options.Leased: a program whose port the old instance held opens
+//     it now.
+//  6. make_riff at the first start, then the engine serves.
 //
-// # Goroutines
+// The goroutines, each with its owner, which stops it; the engine waits
+// for each of its own before Done closes:
 //
-// Each goroutine below has one owner that stops it, and the engine waits
-// for each of its own in a WaitGroup; [Engine.Done] closes when they all
-// ended.
+//   - the writer (the engine): writes the queue as chunks, one at a time;
+//     at a stop it writes what waits while the instance holds the lease;
+//   - the timers (the engine): forget old sessions, and a checkpoint
+//     after CheckpointInterval;
+//   - the checkpoint maker (the engine, at most one at a time): moves the
+//     copy of the state on, encodes and writes a checkpoint with the lock
+//     free;
+//   - the preparer (the engine, at most one at a time): makes the file of
+//     the next chunk, for a store that can;
+//   - the lease holder and its watcher (the engine, from step 4): reads
+//     the lease every 2 s, and stops the instance when it reads another
+//     one;
+//   - the decoder of a replay (rifflog, inside Load): it ends with the
+//     load;
+//   - the HTTP server, the calls and streams on it, and
+//     [Handler.RunDenied] (the program): the engine ends the streams at
+//     its stop, and the program shuts its server down.
 //
-//   - The writer (started by New; owner: the engine): the one goroutine
-//     that writes the log. It takes the whole queue as one chunk, writes
-//     it with the lock free, and finishes its entries. At a stop it
-//     writes what still waits, unless the instance failed.
-//   - The timers (started by New; owner: the engine): each TimerEvery
-//     they run Tick, which forgets old sessions through the one path and
-//     checks whether a checkpoint is due.
-//   - The checkpoint write (started by the writer or the timers, at most
-//     one at a time; owner: the engine): it writes a checkpoint that was
-//     encoded under the lock, then prunes the log.
-//   - The prepare (started by the writer, at most one at a time; owner:
-//     the engine): it makes the temporary file of the next chunk in a
-//     store that can (rifflog/dir).
-//   - The lease hold and its watcher (started by TakeLease; owner: the
-//     engine): the hold reads the lease every 2 s and renews it, and
-//     stops the instance when the lease is lost; the watcher ends the
-//     hold at a stop.
-//   - One goroutine that closes Done when the WaitGroup is empty.
-//   - The HTTP calls and streams run on the goroutines of net/http (owner:
-//     the binary's *http.Server); a stream pumps its events on the
-//     goroutine of its call. [Handler.RunDenied] runs on a goroutine of
-//     the binary, which cancels its context at the stop.
+// One path stops an engine for good (stopFor): it closes the gate (no new
+// command), marks why the instance stopped (each waiting call gets
+// [ErrStopped]), tells each goroutine to end, and ends the streams; it
+// does not wait, so that the writer (a chunk that failed for good) and
+// the lease holder (the lease of another instance) call it too.
+// [Engine.Stopping] closes then, and [Engine.Done] when each goroutine
+// ended. Close runs that path once, by the cause:
+//
+//   - the engine serves (a stop signal): settle, that is wait until the
+//     writer wrote each entry of the queue, stop, write a last
+//     checkpoint, end the lease;
+//   - the engine read the lease of another instance (a deploy): the
+//     program closes its port at once, and Close writes a last
+//     checkpoint for the new instance while that lease holds (none when
+//     it ended or aged), within the 10 s of ctx;
+//   - a chunk failed for good: Close waits and gives why, with no
+//     checkpoint.
+//
+// A start that fails stops by the same path, with no checkpoint, and ends
+// the lease when it took one. The tests build an engine on a state of
+// their own with New, and run the steps of the start by themselves
+// (export_test.go); a program has no such seam.
 //
 // # Locks
 //
@@ -104,31 +117,4 @@
 // lock and posts the message that it gives through Dispatch; a query
 // reads the written copy under the lock and does not wait for the
 // writer.
-//
-// # Stop
-//
-// Every stop ends in one internal step, stop: it closes
-// [Engine.Stopping] (once) and cancels the context of the writer and the
-// timers; Done closes when every goroutine of the engine ended. Four
-// ways lead there today:
-//
-//   - [Engine.Settle], for a stop signal: it refuses new commands, waits
-//     until the queue is written, stops, waits for Done, closes the streams,
-//     writes a last checkpoint and ends the lease.
-//   - [Engine.Close], when a start fails or the HTTP server ends: it fails
-//     each waiting call (503), stops and waits for Done, with no last
-//     checkpoint.
-//   - A chunk that fails for good (on the writer): the instance fails
-//     each waiting call, stops, and closes the streams.
-//   - A lease that the hold cannot keep (on the lease hold): the same.
-//     When another instance took it (rifflog.ErrLeaseLost, a deploy),
-//     the binary then calls [Engine.HandOver], which waits for Done and
-//     writes a last checkpoint for the new instance.
-//
-// # Caveats
-//
-// The binary, not the engine, runs the start order above and chooses
-// the stop; [Engine.EndLease] ends the lease of a start that took it and
-// then failed. [Handler.FlushDenied] writes the last count of the denied
-// lines at a stop.
 package riffengine

@@ -18,7 +18,7 @@ import (
 
 // Options set an engine.
 type Options struct {
-	// Store is where the log lives.
+	// Store is where the log lives (Open sets it from its store).
 	Store rifflog.Store
 	// StoreName says which store it is, for the facts: memory, a
 	// directory, or a bucket.
@@ -34,9 +34,6 @@ type Options struct {
 	// two, when records came (60 minutes by default).
 	CheckpointEvery    int
 	CheckpointInterval time.Duration
-	// Lease is the lease that the writer checks around each chunk; nil
-	// writes with no lease (memory).
-	Lease *rifflog.Lease
 	// TimerEvery is how often the timers of the server look (10 s by
 	// default).
 	TimerEvery time.Duration
@@ -45,13 +42,34 @@ type Options struct {
 	// revision (0: no revision number).
 	Revision uint64
 	// StateOptions are the options of the state; a load after the lease
-	// wait makes the state again with them.
+	// wait makes the state again with them. Open gives them the build of
+	// Build when they name none.
 	StateOptions riffstate.Options
 	// LoadedCheckpoint is the checkpoint object of the load that gave
 	// the state (Loaded.CheckpointName; "" with none). After the lease
 	// wait, a newest checkpoint of another name makes the engine load
-	// again.
+	// again. Open sets it.
 	LoadedCheckpoint string
+
+	// The start ([Open]).
+
+	// NoLease opens with no lease: a store that only this process
+	// reaches (memory).
+	NoLease bool
+	// LeaseWait is how long Open waits after it took the lease, so that
+	// the old instance reads it and stops (0: no wait, for one program
+	// on one machine).
+	LeaseWait time.Duration
+	// Listen, when set, runs after the load and before the lease, with
+	// the engine, which answers 503 until it serves: the program opens
+	// its port there, so that a client sees why it waits. An error ends
+	// the start.
+	Listen func(*Engine) error
+	// Leased, when set, runs after the lease wait and the second load,
+	// right before the engine serves: a program whose port the old
+	// instance held listens there. An error ends the start and the
+	// lease.
+	Leased func(context.Context) error
 }
 
 // ErrStopped is the error of a call when the instance stopped: its chunk
@@ -83,8 +101,15 @@ type Engine struct {
 	cancel   context.CancelFunc
 	stopOnce sync.Once
 	stopping chan struct{}
-	wg       sync.WaitGroup
-	done     chan struct{}
+	// lease is the lease that the writer checks around each chunk; nil
+	// writes with no lease (memory). The start sets it before the
+	// instance serves.
+	lease *rifflog.Lease
+	// closeOnce runs the stop of Close once; closeErr is what it gave.
+	closeOnce sync.Once
+	closeErr  error
+	wg        sync.WaitGroup
+	done      chan struct{}
 	// sinceCkp counts the records after the newest checkpoint, across
 	// starts: a start counts the records that it replayed after its
 	// checkpoint, so that a server killed again and again before 1,000
@@ -99,7 +124,7 @@ type Engine struct {
 	// loaded from ("" with none): the lease wait compares the newest.
 	loadedCheckpoint string
 	// writing is true while the writer writes a chunk that it took from
-	// the queue: Settle waits for it too.
+	// the queue: the stop of Close waits for it too.
 	writing bool
 	// ckpWriting is true while a goroutine of the engine makes a
 	// checkpoint: it owns shadow then.
@@ -169,175 +194,6 @@ func (en *entry) encode() ([][]byte, error) {
 type sent struct {
 	caller  riffstate.Caller
 	command record.Command
-}
-
-// New makes an engine from a state that a start loaded (or riffstate.New
-// for an empty log) and the replay that ended it. It starts the writer
-// and the timers; [Engine.Settle] stops them.
-func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engine {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.CheckpointEvery <= 0 {
-		opts.CheckpointEvery = 1000
-	}
-	if opts.CheckpointInterval <= 0 {
-		opts.CheckpointInterval = 60 * time.Minute
-	}
-	if opts.TimerEvery <= 0 {
-		opts.TimerEvery = 10 * time.Second
-	}
-	if opts.StateOptions.Build == "" {
-		// A load after the lease wait makes the state with the build of
-		// this one (a riff with sign-in sets StateOptions).
-		opts.StateOptions.Build = state.Written().Build()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &Engine{
-		opts:     opts,
-		log:      opts.Logger.With("target", "engine"),
-		state:    state,
-		waits:    map[riffstate.Key]*entry{},
-		chain:    replayed.Chain,
-		written:  replayed.Last,
-		queued:   make(chan struct{}, 1),
-		streams:  newHub(),
-		cancel:   cancel,
-		stopping: make(chan struct{}),
-		done:     make(chan struct{}),
-		sinceCkp: replayed.Records,
-		lastCkp:  opts.Now(),
-
-		loadedCheckpoint: opts.LoadedCheckpoint,
-	}
-	e.facts.started = opts.Now()
-	e.facts.position = replayed.Last
-	e.facts.chunks = uint64(replayed.Chunks)
-	state.Loaded(e.now())
-	// The records of the replay that the state did not take: a line for
-	// each (up to MaxDropLines), before the first call.
-	e.logDrops(state.TakeDrops(), true)
-	if sh, err := state.NewShadow(); err != nil {
-		e.log.Error("no copy of the state for the checkpoints; they are encoded under the lock", "error", err.Error())
-	} else {
-		e.shadow = sh
-	}
-	e.wg.Add(2)
-	go func() { defer e.wg.Done(); e.writer(ctx) }()
-	go func() { defer e.wg.Done(); e.timers(ctx) }()
-	go func() { e.wg.Wait(); close(e.done) }()
-	return e
-}
-
-// stop tells the goroutines of the engine to end.
-func (e *Engine) stop() {
-	e.stopOnce.Do(func() {
-		close(e.stopping)
-		e.cancel()
-	})
-}
-
-func (e *Engine) now() riffstate.Now { return riffstate.Now{Ms: e.opts.Now().UnixMilli()} }
-
-// Stopping closes when the engine starts to stop: a stop signal that
-// settled, a chunk that failed, or a lost lease. Done follows it once
-// each goroutine of the engine ended.
-func (e *Engine) Stopping() <-chan struct{} { return e.stopping }
-
-// Done closes when the writer and the timers stopped.
-func (e *Engine) Done() <-chan struct{} { return e.done }
-
-// Err says why the instance stopped, or nil while it serves.
-func (e *Engine) Err() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.stopErr
-}
-
-// Settle is the stop of a stop signal: it closes the gate, waits until
-// the writer wrote each entry of the queue, writes a last checkpoint,
-// and stops the writer and the timers. A normal stop gives no failed
-// line.
-func (e *Engine) Settle(ctx context.Context) error {
-	e.mu.Lock()
-	e.closed = true
-	e.mu.Unlock()
-	for {
-		e.mu.Lock()
-		empty := len(e.queue) == 0 && len(e.waits) == 0 && !e.writing
-		stopped := e.stopErr
-		e.mu.Unlock()
-		if empty || stopped != nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("settle: %w", ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-	e.stop()
-	<-e.done
-	e.streams.closeAll()
-	if e.Err() != nil {
-		return nil
-	}
-	if err := e.checkpoint(ctx, true); err != nil {
-		return err
-	}
-	// A serving instance ends its lease at its stop, so that the next
-	// start, or a tool such as log cut, does not wait for its age.
-	e.mu.Lock()
-	lease := e.opts.Lease
-	e.mu.Unlock()
-	if lease != nil {
-		if err := lease.End(ctx, e.opts.Now()); err != nil {
-			return fmt.Errorf("end the lease: %w", err)
-		}
-	}
-	return nil
-}
-
-// Closed says whether the gate is closed: the engine takes no new
-// command (a stop, or a failure).
-func (e *Engine) Closed() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.closed
-}
-
-// Close stops the writer and the timers with no last checkpoint and no
-// wait for the queue: a stop for a lost lease. Calls that wait get 503.
-func (e *Engine) Close(why error) {
-	e.halt(why)
-	e.stop()
-	<-e.done
-	e.streams.closeAll()
-}
-
-// halt marks the instance stopped and tells each waiting call.
-func (e *Engine) halt(why error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.stopErr == nil {
-		e.stopErr = why
-		e.facts.lastError = callerText(why)
-	}
-	e.closed = true
-	for _, en := range e.queue {
-		if en.sent != nil {
-			traceFailed(e.log, en, why, slog.LevelWarn)
-		}
-		en.failed = true
-		close(en.done)
-	}
-	e.queue = nil
-	for k := range e.waits {
-		delete(e.waits, k)
-	}
 }
 
 // View runs fn with the written view of the state, under the lock. A

@@ -1,10 +1,14 @@
 package riffengine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/riffstate"
 )
 
 // QueueLen gives the number of entries that wait in the queue of the
@@ -99,3 +103,45 @@ func (e *Engine) PauseEncodes() (entered <-chan struct{}, release func()) {
 	var once sync.Once
 	return in, func() { once.Do(func() { close(gate) }) }
 }
+
+// The seams of the start and the stop, for the tests that build an
+// engine on a state of their own, or run a step of the start by itself.
+// A program starts with Open and stops with Close.
+
+// New makes an engine on a loaded state and starts its goroutines, with
+// no lease and not serving: the test takes the lease (TakeLease) and
+// says when it serves (SetServing).
+func New(state *riffstate.State, replayed rifflog.Replayed, opts Options) *Engine {
+	return newEngine(state, replayed, opts)
+}
+
+// Halt stops the engine as a crash would: each goroutine ends, with no
+// last checkpoint and the lease left as it is. Calls that wait get 503.
+func (e *Engine) Halt(why error) {
+	e.stopFor(why)
+	<-e.done
+}
+
+// TakeLease is the lease step of Open: take, wait, load again.
+func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) error {
+	return e.takeLeaseAndLoadAgain(ctx, id, wait)
+}
+
+// HandOver is the handover step of Close, with the lease that it read.
+func (e *Engine) HandOver(ctx context.Context) (rifflog.LeaseRecord, error) {
+	return e.handOver(ctx)
+}
+
+// MakeRiff is the step of Open that makes the riff at the first start.
+func (e *Engine) MakeRiff(ctx context.Context, id string) error { return e.makeRiff(ctx, id) }
+
+// SetServing says whether the engine serves, as Open and Close do.
+func (e *Engine) SetServing(serving bool, why string) { e.setServing(serving, why) }
+
+// SetReplay sets the facts of the load, as Open does.
+func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, build string) {
+	e.setReplay(took, position, at, build)
+}
+
+// SetUnread logs the checkpoints that did not read, as Open does.
+func (e *Engine) SetUnread(failed []error) { e.setUnread(failed) }

@@ -57,9 +57,9 @@ func (s *sizes) median() int {
 	return c[len(c)/2]
 }
 
-// SetReplay records how long the load and the replay took, and the
+// setReplay records how long the load and the replay took, and the
 // newest checkpoint that the start found.
-func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, build string) {
+func (e *Engine) setReplay(took time.Duration, position uint64, at time.Time, build string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.replayTook = took
@@ -73,17 +73,17 @@ func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, bu
 	}
 }
 
-// SetUnread logs one ERROR line for each checkpoint that the start passed
+// setUnread logs one ERROR line for each checkpoint that the start passed
 // over because it did not read (the start used the one before it), with
 // the object and why, and keeps them for the facts: a damaged
 // checkpoint must not go by with no word.
-func (e *Engine) SetUnread(failed []error) {
+func (e *Engine) setUnread(failed []error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.setUnreadLocked(failed)
 }
 
-// setUnreadLocked is SetUnread with the lock held: a second load after
+// setUnreadLocked is setUnread with the lock held: a second load after
 // the lease wait puts its own list in place of the first.
 func (e *Engine) setUnreadLocked(failed []error) {
 	e.facts.unread = nil
@@ -98,8 +98,8 @@ func (e *Engine) setUnreadLocked(failed []error) {
 	}
 }
 
-// SetServing says whether the server serves, and why not.
-func (e *Engine) SetServing(serving bool, why string) {
+// setServing says whether the server serves, and why not.
+func (e *Engine) setServing(serving bool, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.serving, e.facts.why = serving, why

@@ -40,7 +40,7 @@ func instance(t *testing.T, store rifflog.Store) *riff {
 	r.srv = riffengine.NewHandler(r.e, riffengine.NoSignIn{})
 	r.http = httptest.NewServer(r.srv)
 	t.Cleanup(func() {
-		r.e.Close(errors.New("the test ends"))
+		r.e.Halt(errors.New("the test ends"))
 		r.http.Close()
 	})
 	return r
@@ -102,7 +102,7 @@ func TestGivenTheLastCheckpointOfTheOldInstanceWhenTheNewOneEndsItsWaitThenItLoa
 	next := instance(t, store) // loads now: no checkpoint yet
 	// The old instance writes its last checkpoint in the wait of the new
 	// one (its stop writes it through the same path as a handover).
-	if err := old.e.Settle(context.Background()); err != nil {
+	if err := old.e.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	next.serve("new")
@@ -140,7 +140,7 @@ func TestGivenNoNewCheckpointWhenTheNewInstanceEndsItsWaitThenItReadsTheChunksTh
 	next := instance(t, store)
 	work(old)
 	position := old.position()
-	old.e.Close(errors.New("a crash: no last checkpoint"))
+	old.e.Halt(errors.New("a crash: no last checkpoint"))
 	next.serve("new")
 	if got := next.position(); got != position {
 		t.Errorf("the new instance serves at %d; want %d (the chunks that came in its wait)", got, position)
@@ -171,23 +171,7 @@ func TestGivenANewLeaseWhenTheOldInstanceReadsItThenItWritesALastCheckpoint(t *t
 			work(old)
 			position := old.position()
 			ctx := context.Background()
-			lease, err := rifflog.TakeLeaseAs(ctx, store, "new", 7, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r := old.post("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "after the new lease"}); r.status != http.StatusServiceUnavailable {
-				t.Errorf("a post after the new lease = %s; want 503", r)
-			}
-			select {
-			case <-old.e.Stopping():
-			default:
-				t.Fatal("the old instance did not stop when its chunk met the new lease")
-			}
-			if tc.end {
-				if err := lease.End(ctx, time.Now()); err != nil {
-					t.Fatal(err)
-				}
-			}
+			newLeaseStops(t, old, tc.end)
 			holder, err := old.e.HandOver(ctx)
 			newest, lerr := rifflog.NewestCheckpointName(ctx, store)
 			if lerr != nil {
@@ -207,5 +191,31 @@ func TestGivenANewLeaseWhenTheOldInstanceReadsItThenItWritesALastCheckpoint(t *t
 				t.Fatalf("Load after the handover = checkpoint %v, %d records after it, %v; want a checkpoint at %d", loaded.Checkpoint != nil, loaded.Replayed.Records, err, position)
 			}
 		})
+	}
+}
+
+// newLeaseStops is a deploy as the old instance sees it: a new instance
+// takes the lease (revision 7), the next chunk of the old one meets it
+// (503), and the old one stops. With end, the new instance then ends its
+// lease (a failed deploy).
+func newLeaseStops(t *testing.T, old *riff, end bool) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := rifflog.TakeLeaseAs(ctx, old.store, "new", 7, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := old.post("/v1/post", wire.Post{Me: uri("mike/s2"), Thread: string(repoThread), Body: "after the new lease"}); r.status != http.StatusServiceUnavailable {
+		t.Errorf("a post after the new lease = %s; want 503", r)
+	}
+	select {
+	case <-old.e.Stopping():
+	default:
+		t.Fatal("the old instance did not stop when its chunk met the new lease")
+	}
+	if end {
+		if err := lease.End(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

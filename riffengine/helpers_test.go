@@ -239,7 +239,7 @@ func start(t testing.TB, s setup) *riff {
 		if g, ok := s.store.(*gate); ok {
 			g.open()
 		}
-		r.e.Close(errors.New("the test ends"))
+		r.e.Halt(errors.New("the test ends"))
 		r.http.Close()
 	})
 	return r

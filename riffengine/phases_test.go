@@ -51,7 +51,7 @@ func (p phase) at(q float64) float64 {
 
 func benchPhases(b *testing.B, clients int) {
 	e := New(riffstate.New(riffstate.Options{}), rifflog.Replayed{}, Options{Store: mem.New(), TimerEvery: time.Hour})
-	defer e.Close(fmt.Errorf("the benchmark ends"))
+	defer e.Halt(fmt.Errorf("the benchmark ends"))
 	ctx := context.Background()
 	proofs := make([]Proof, clients)
 	for i := range proofs {

@@ -103,8 +103,8 @@ func TestGivenARestartThenTheClaimTimerOfEachSessionStartsAtTheLoad(t *testing.T
 	first.register("ann/ann1", "bob/bob1")
 	first.ok("/v1/claim", wire.Claim{Me: uri("ann/ann1"), Item: "issue-7"}, nil)
 	first.ok("/v1/claim", wire.Claim{Me: uri("bob/bob1"), Item: "issue-9"}, nil)
-	if err := first.e.Settle(context.Background()); err != nil {
-		t.Fatalf("Settle = %v", err)
+	if err := first.e.Close(context.Background()); err != nil {
+		t.Fatalf("Close = %v", err)
 	}
 
 	// given a start an hour later

@@ -21,8 +21,8 @@ func TestGivenAStopAndAStartThenWhoShowsTheTimeOfTheLastCallBeforeTheStop(t *tes
 	called := c.Now().UnixMilli()
 	c.Add(2 * time.Minute)
 	first.ok("/v1/alive", wire.Alive{Me: uri("ann/ann1")}, nil)
-	if err := first.e.Settle(context.Background()); err != nil {
-		t.Fatalf("Settle = %v", err)
+	if err := first.e.Close(context.Background()); err != nil {
+		t.Fatalf("Close = %v", err)
 	}
 
 	// when the server starts again 10 minutes later

@@ -23,7 +23,7 @@ type Loaded struct {
 	CheckpointName string
 	Took           time.Duration
 	// Unread holds the error of each checkpoint newer than the one that
-	// the start used that did not read: [Engine.SetUnread] logs them.
+	// the start used that did not read: the start logs them.
 	Unread []error
 }
 
@@ -90,8 +90,8 @@ func NewInstanceID() string {
 	return hex.EncodeToString(b)
 }
 
-// TakeLease takes the lease for this instance, waits, and loads again
-// what the old instance wrote meanwhile. Then the writer writes only
+// takeLeaseAndLoadAgain takes the lease for this instance, waits, and
+// loads again what the old instance wrote meanwhile. Then the writer writes only
 // while the lease names this instance, and a goroutine of the engine
 // reads the lease every 2 s: an instance that reads another ID stops.
 //
@@ -105,7 +105,7 @@ func NewInstanceID() string {
 // came since. So a deploy keeps each read cursor, status and step. An
 // exit in the wait, or a failure before the engine holds the lease,
 // ends the lease.
-func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) error {
+func (e *Engine) takeLeaseAndLoadAgain(ctx context.Context, id string, wait time.Duration) error {
 	lease, err := e.takeLease(ctx, id)
 	if err != nil {
 		return err
@@ -134,7 +134,7 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 	e.mu.Unlock()
 	e.logDrops(drops, true)
 	e.mu.Lock()
-	e.opts.Lease = lease
+	e.lease = lease
 	e.mu.Unlock()
 	hold, cancel := context.WithCancel(context.Background())
 	e.wg.Add(1)
@@ -152,9 +152,7 @@ func (e *Engine) TakeLease(ctx context.Context, id string, wait time.Duration) e
 		defer cancel()
 		if err := lease.Hold(hold); err != nil {
 			e.log.Warn("the lease is lost; the instance stops", "error", err.Error())
-			e.halt(fmt.Errorf("lost the lease: %w", err))
-			e.streams.closeAll()
-			e.stop()
+			e.stopFor(fmt.Errorf("lost the lease: %w", err))
 		}
 	}()
 	return nil
@@ -170,7 +168,7 @@ func (e *Engine) takeLease(ctx context.Context, id string) (*rifflog.Lease, erro
 		if !errors.As(err, &newer) {
 			if err == nil && told {
 				e.log.Info("the lease of the later revision ended: this instance takes it", "target", "start", "revision", e.opts.Revision)
-				e.SetServing(false, "riff-server starts")
+				e.setServing(false, "riff-server starts")
 			}
 			return lease, err
 		}
@@ -179,7 +177,7 @@ func (e *Engine) takeLease(ctx context.Context, id string) (*rifflog.Lease, erro
 			e.log.Info("a later revision holds the lease: this instance waits until it ends",
 				"target", "start", "revision", e.opts.Revision,
 				"holder", newer.Holder.Instance, "holder_revision", newer.Holder.Revision)
-			e.SetServing(false, fmt.Sprintf("revision %d holds the lease; this instance of revision %d waits until it ends", newer.Holder.Revision, e.opts.Revision))
+			e.setServing(false, fmt.Sprintf("revision %d holds the lease; this instance of revision %d waits until it ends", newer.Holder.Revision, e.opts.Revision))
 		}
 		t := time.NewTimer(rifflog.LeaseRead)
 		select {
@@ -246,12 +244,13 @@ func (e *Engine) replaceState(l Loaded) {
 	e.setUnreadLocked(l.Unread)
 }
 
-// EndLease ends the lease of this instance, when it holds one: a start
-// that fails after it took the lease, so that the next instance need not
+// endLease ends the lease of this instance, when it holds one: at the
+// stop of a serving instance, or a start that fails after it took the
+// lease, so that the next instance (or a tool such as log cut) need not
 // wait for its age.
-func (e *Engine) EndLease(ctx context.Context) error {
+func (e *Engine) endLease(ctx context.Context) error {
 	e.mu.Lock()
-	lease := e.opts.Lease
+	lease := e.lease
 	e.mu.Unlock()
 	if lease == nil {
 		return nil
@@ -262,8 +261,8 @@ func (e *Engine) EndLease(ctx context.Context) error {
 	return nil
 }
 
-// HandOver is the end of an instance that read the lease of another
-// one (a deploy): after Done, with the writer stopped, it writes a last
+// handOver is the end of an instance that read the lease of another
+// one (a deploy), in Close: after Done, with the writer stopped, it writes a last
 // checkpoint of the written copy for the new instance, which loads it
 // after its wait. It writes none when the lease names no live other
 // instance (it ended, or aged). It gives the lease that it read.
@@ -271,7 +270,7 @@ func (e *Engine) EndLease(ctx context.Context) error {
 // The sign-ins are not built yet: when they are, signins.json is written
 // here, when it changed, before the checkpoint (the store design: "It
 // writes the object one last time, before its last checkpoint").
-func (e *Engine) HandOver(ctx context.Context) (rifflog.LeaseRecord, error) {
+func (e *Engine) handOver(ctx context.Context) (rifflog.LeaseRecord, error) {
 	select {
 	case <-e.done:
 	case <-ctx.Done():
@@ -282,7 +281,7 @@ func (e *Engine) HandOver(ctx context.Context) (rifflog.LeaseRecord, error) {
 		return r, fmt.Errorf("hand over: %w", err)
 	}
 	e.mu.Lock()
-	mine := e.opts.Lease
+	mine := e.lease
 	e.mu.Unlock()
 	if !ok || !r.Holds(e.opts.Now()) || (mine != nil && r.Instance == mine.ID()) {
 		return r, fmt.Errorf("hand over: no other instance holds the lease: %w", rifflog.ErrLeaseLost)
@@ -337,9 +336,9 @@ func (e *Engine) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// MakeRiff sends make_riff at the first start of an empty log, or of a
+// makeRiff sends make_riff at the first start of an empty log, or of a
 // log with records and no ID, and waits for its write.
-func (e *Engine) MakeRiff(ctx context.Context, id string) error {
+func (e *Engine) makeRiff(ctx context.Context, id string) error {
 	var has bool
 	e.View(func(v riffstate.View, now riffstate.Now) { has = v.Riff().ID != "" })
 	if has {

@@ -440,7 +440,7 @@ func TestGivenACallIDOfAnEarlierPostWhenAClaimReusesItThenItIsRefusedAndDoesNotR
 			var first wire.PostReply
 			r.ok("/v1/post", post("the first text"), &first, wire.HeaderCall, "reused-id")
 			if restart {
-				if err := r.e.Settle(context.Background()); err != nil {
+				if err := r.e.Close(context.Background()); err != nil {
 					t.Fatal(err)
 				}
 				r = start(t, setup{store: store})
@@ -548,7 +548,7 @@ func TestSettleWritesWhatWaitsAndALastCheckpoint(t *testing.T) {
 
 	// when the server settles (a stop signal)
 	settled := make(chan error, 1)
-	go func() { settled <- r.e.Settle(context.Background()) }()
+	go func() { settled <- r.e.Close(context.Background()) }()
 	until(t, "the gate to close", r.e.Closed)
 	// and a command after the close is refused at once
 	if _, err := riffengine.Dispatch[riffstate.Claim, wire.ClaimReply](context.Background(), r.e,
@@ -559,7 +559,7 @@ func TestSettleWritesWhatWaitsAndALastCheckpoint(t *testing.T) {
 
 	// then the claim is written and acknowledged
 	if err := <-settled; err != nil {
-		t.Fatalf("Settle = %v", err)
+		t.Fatalf("Close = %v", err)
 	}
 	if rep := <-claimed; rep.status != http.StatusOK {
 		t.Fatalf("claim = %s; want 200", rep)

@@ -86,8 +86,8 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 	start := time.Now()
 	var written rifflog.Written
 	var err error
-	if e.opts.Lease != nil && len(lines) > 0 {
-		written, err = e.opts.Lease.WriteHeld(ctx, chunk)
+	if e.lease != nil && len(lines) > 0 {
+		written, err = e.lease.WriteHeld(ctx, chunk)
 	} else {
 		written, err = rifflog.Write(ctx, e.opts.Store, chunk)
 	}
@@ -211,12 +211,14 @@ func (e *Engine) fail(entries []*entry, err error) {
 			traceFailed(e.log, en, err, level)
 		}
 		en.failed = true
+	}
+	// The instance stops (the timers end too, and Done closes) before a
+	// call of the chunk gets its 503: a caller that got it finds the
+	// engine stopping.
+	e.stopFor(fmt.Errorf("a chunk failed for good: %w", err))
+	for _, en := range entries {
 		close(en.done)
 	}
-	e.halt(fmt.Errorf("a chunk failed for good: %w", err))
-	// The instance stops: the timers end too, and Done closes.
-	e.stop()
-	e.streams.closeAll()
 }
 
 // maybeCheckpoint writes a checkpoint each CheckpointEvery records, or

@@ -238,11 +238,13 @@ func checkListen(addr string, anywhere bool) error {
 	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give --listen-anywhere to listen there all the same", addr)
 }
 
-// serve runs the server: load, open the port (503 until it serves), take
-// the lease and wait, load again what the old instance wrote meanwhile,
-// make the riff at the first start, and serve until a stop signal (which
-// settles and writes a last checkpoint) or a lost lease (a deploy: the
-// port closes at once, a last checkpoint for the new instance, exit).
+// serve runs the server: riffengine.Open loads, takes the lease and
+// waits, loads again what the old instance wrote meanwhile, makes the
+// riff at the first start, and serves; Close stops it at a stop signal
+// (it settles and writes a last checkpoint) or when the engine stops on
+// its own (a deploy: the port closes at once, a last checkpoint for the
+// new instance, exit). serve holds only the port: it opens it after the
+// load (503 until the engine serves).
 //
 // On one machine the old instance holds the port: then the new one takes
 // the lease with its port closed, and listens after its wait, when the
@@ -261,118 +263,139 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		return err
 	}
 	defer closeStore()
-	opts := riffstate.Options{Build: me.String()}
-	loaded, err := riffengine.Load(ctx, st, opts)
-	if err != nil {
-		log.Error("riff-server cannot load the log; it does not serve", "target", "start", "error", err.Error())
-		return fmt.Errorf("load: %w", err)
-	}
-	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: st, StoreName: storeName, Build: me, Logger: log,
-		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
-		Revision: revision, StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
-	})
-	if cp := loaded.Checkpoint; cp != nil {
-		e.SetReplay(loaded.Took, cp.Position, time.UnixMilli(cp.WrittenAtMs), cp.Build)
-	} else {
-		e.SetReplay(loaded.Took, 0, time.Time{}, "")
-	}
-	e.SetUnread(loaded.Unread)
-	e.SetServing(false, "riff-server starts")
-	server := riffengine.NewHandler(e, riffengine.NoSignIn{})
-	httpServer := riffengine.HTTPServer(server, log)
-	served := make(chan error, 1)
-	listen := func(ln net.Listener) {
-		go func() { served <- httpServer.Serve(ln) }()
-		log.Info("riff-server listens on http://"+ln.Addr().String(), "target", "start", "store", storeName,
-			"position", loaded.Replayed.Last, "replay_ms", loaded.Took.Milliseconds(), "revision", revision)
-	}
 	withLease := storeName != "memory"
-	ln, err := net.Listen("tcp", s.listen)
-	portTaken := withLease && errors.Is(err, syscall.EADDRINUSE)
-	switch {
-	case portTaken:
-		log.Info("the port is taken: riff-server takes the lease and listens after its wait, when the instance there has stopped",
-			"target", "start", "listen", s.listen)
-	case err != nil:
-		e.Close(err)
-		return fmt.Errorf("listen: %w", err)
-	default:
-		listen(ln)
-	}
-	deniedCtx, stopDenied := context.WithCancel(context.Background())
-	deniedDone := make(chan struct{})
-	go func() { defer close(deniedDone); server.RunDenied(deniedCtx) }()
-	defer func() { stopDenied(); <-deniedDone }()
-
-	shutdown := func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = httpServer.Shutdown(sctx)
-	}
-	// failAfterLease ends the lease of a start that took it and cannot
-	// serve, so that the next instance need not wait for its age.
-	failAfterLease := func(err error) error {
-		e.Close(err)
-		ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if endErr := e.EndLease(ectx); endErr != nil {
-			log.Warn("the lease is not ended", "target", "start", "error", endErr.Error())
+	p := &port{addr: s.listen, log: log, served: make(chan error, 1)}
+	defer p.stopDenied()
+	e, err := riffengine.Open(ctx, st, riffengine.Options{
+		StoreName: storeName, Build: me, Logger: log,
+		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
+		Revision: revision, StateOptions: riffstate.Options{Build: me.String()},
+		NoLease: !withLease, LeaseWait: s.leaseWait,
+		Listen: func(e *riffengine.Engine) error {
+			f := e.Facts()
+			p.listenLine = []any{"target", "start", "store", storeName, "position", f.Position, "replay_ms", f.ReplayMs, "revision", revision}
+			return p.open(e, withLease)
+		},
+		Leased: p.openWhenFree,
+	})
+	if err != nil {
+		p.shutdown()
+		if errors.Is(err, riffengine.ErrStopped) {
+			return nil // a stop signal in the lease wait
 		}
-		shutdown()
 		return err
 	}
-	if withLease {
-		if err := e.TakeLease(ctx, riffengine.NewInstanceID(), s.leaseWait); err != nil {
-			e.Close(err)
-			shutdown()
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("lease: %w", err)
-		}
+	stopCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 10*time.Second)
 	}
-	if portTaken {
-		ln, err := listenWhenFree(ctx, s.listen)
-		if err != nil {
-			return failAfterLease(fmt.Errorf("listen: %w", err))
-		}
-		listen(ln)
-	}
-	if err := e.MakeRiff(ctx, riffengine.NewInstanceID()); err != nil {
-		return failAfterLease(fmt.Errorf("make the riff: %w", err))
-	}
-	e.SetServing(true, "")
-	log.Info("riff-server serves", "target", "start", "revision", revision)
-
 	select {
 	case <-ctx.Done():
-		log.Info("riff-server stops: it writes what waits and a last checkpoint", "target", "start")
-		e.SetServing(false, "riff-server stops")
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		sctx, cancel := stopCtx()
 		defer cancel()
-		err := e.Settle(sctx)
-		shutdown()
-		server.FlushDenied()
-		if err != nil {
-			return fmt.Errorf("stop: %w", err)
-		}
-		log.Info("riff-server stopped", "target", "start")
-		return nil
+		err := e.Close(sctx)
+		p.shutdown()
+		p.server.FlushDenied()
+		return err
 	case <-e.Stopping():
-		if errors.Is(e.Err(), rifflog.ErrLeaseLost) {
-			return handOver(e, httpServer, log)
-		}
-		<-e.Done()
-		shutdown()
-		return fmt.Errorf("riff-server stopped: %w", e.Err())
-	case err := <-served:
-		e.Close(err)
+		// The engine stopped on its own: another instance took the lease
+		// (the calls go to it), or a chunk failed. The port closes at
+		// once, beside the last checkpoint.
+		sctx, cancel := stopCtx()
+		defer cancel()
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			_ = p.http.Shutdown(sctx)
+		}()
+		err := e.Close(sctx)
+		<-closed
+		return err
+	case err := <-p.served:
+		sctx, cancel := stopCtx()
+		defer cancel()
+		_ = e.Close(sctx)
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
 		return fmt.Errorf("serve: %w", err)
 	}
+}
+
+// port is the HTTP side of serve: the listener, the HTTP server of the
+// engine, and the goroutine that logs the denied calls, which serve owns
+// and stops.
+type port struct {
+	addr       string
+	log        *slog.Logger
+	listenLine []any
+	server     *riffengine.Handler
+	http       *http.Server
+	served     chan error
+	// taken is true when another process held the port at the load: the
+	// port opens after the lease wait.
+	taken      bool
+	deniedStop func()
+}
+
+// open opens the port after the load, with the engine that answers 503
+// until it serves. With a lease, a port that the old instance holds
+// opens after the wait (openWhenFree).
+func (p *port) open(e *riffengine.Engine, withLease bool) error {
+	p.server = riffengine.NewHandler(e, riffengine.NoSignIn{})
+	p.http = riffengine.HTTPServer(p.server, p.log)
+	ln, err := net.Listen("tcp", p.addr)
+	p.taken = withLease && errors.Is(err, syscall.EADDRINUSE)
+	switch {
+	case p.taken:
+		p.log.Info("the port is taken: riff-server takes the lease and listens after its wait, when the instance there has stopped",
+			"target", "start", "listen", p.addr)
+	case err != nil:
+		return fmt.Errorf("listen: %w", err)
+	default:
+		p.serve(ln)
+	}
+	deniedCtx, cancel := context.WithCancel(context.Background())
+	deniedDone := make(chan struct{})
+	go func() { defer close(deniedDone); p.server.RunDenied(deniedCtx) }()
+	p.deniedStop = func() { cancel(); <-deniedDone }
+	return nil
+}
+
+// stopDenied stops the goroutine of the denied calls, when it runs.
+func (p *port) stopDenied() {
+	if p.deniedStop != nil {
+		p.deniedStop()
+	}
+}
+
+// openWhenFree opens, after the lease wait, a port that was taken at
+// the load.
+func (p *port) openWhenFree(ctx context.Context) error {
+	if !p.taken {
+		return nil
+	}
+	ln, err := listenWhenFree(ctx, p.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	p.serve(ln)
+	return nil
+}
+
+func (p *port) serve(ln net.Listener) {
+	go func() { p.served <- p.http.Serve(ln) }()
+	p.log.Info("riff-server listens on http://"+ln.Addr().String(), p.listenLine...)
+}
+
+// shutdown closes the port, when it opened, and waits up to 5 s for the
+// calls in flight.
+func (p *port) shutdown() {
+	if p.http == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = p.http.Shutdown(sctx)
 }
 
 // portWait is how long a new instance tries to listen on a port that the
@@ -400,28 +423,4 @@ func listenWhenFree(ctx context.Context, addr string) (net.Listener, error) {
 		case <-t.C:
 		}
 	}
-}
-
-// handOver is the end of an instance that read the lease of a new one:
-// the port closes at once (the calls go to the new instance), the
-// engine writes a last checkpoint that the new instance loads after its
-// wait, and the process exits, at most 10 s after it read the lease.
-func handOver(e *riffengine.Engine, httpServer *http.Server, log *slog.Logger) error {
-	log.Info("riff-server hands over: another instance took the lease; it closes its port and writes a last checkpoint", "target", "start")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	closed := make(chan struct{})
-	go func() {
-		defer close(closed)
-		_ = httpServer.Shutdown(ctx)
-	}()
-	holder, err := e.HandOver(ctx)
-	<-closed
-	if err != nil {
-		log.Warn("riff-server wrote no last checkpoint for the new instance", "target", "start", "error", err.Error())
-		return fmt.Errorf("riff-server stopped: %w", e.Err())
-	}
-	log.Info("riff-server stopped: it handed over to the new instance", "target", "start",
-		"instance", holder.Instance, "revision", holder.Revision)
-	return nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/dir"
-	"github.com/como-technologies/riff/riffstate"
 )
 
 func main() {
@@ -62,9 +61,10 @@ type Riff struct {
 	Handler http.Handler
 }
 
-// open loads the log in path (the newest checkpoint, then the chunks
-// after it), takes the lease with no wait (one program on one machine),
-// makes the riff at the first start, and serves.
+// open opens the riff kept in path: riffengine.Open loads the log (the
+// newest checkpoint, then the chunks after it), takes the lease with no
+// wait (one program on one machine), makes the riff at the first start,
+// and serves.
 func open(ctx context.Context, path string, log *slog.Logger) (*Riff, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, err
@@ -73,27 +73,15 @@ func open(ctx context.Context, path string, log *slog.Logger) (*Riff, error) {
 	if err != nil {
 		return nil, err
 	}
-	me := build.FromBuildInfo("0.1.0")
-	opts := riffstate.Options{Build: me.String()}
-	loaded, err := riffengine.Load(ctx, store, opts)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
-	}
-	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: store, StoreName: "directory " + path, Build: me, Logger: log,
-		StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
+	e, err := riffengine.Open(ctx, store, riffengine.Options{
+		StoreName: "directory " + path, Build: build.FromBuildInfo("0.1.0"), Logger: log,
 	})
-	if err := e.TakeLease(ctx, riffengine.NewInstanceID(), 0); err != nil {
-		e.Close(err)
-		return nil, err
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := e.MakeRiff(ctx, riffengine.NewInstanceID()); err != nil {
-		e.Close(err)
-		return nil, err
-	}
-	e.SetServing(true, "")
 	return &Riff{Engine: e, Handler: riffengine.NewHandler(e, riffengine.NoSignIn{})}, nil
 }
 
-// Close writes what waits and a last checkpoint, then stops the engine.
-func (r *Riff) Close(ctx context.Context) error { return r.Engine.Settle(ctx) }
+// Close writes what waits and a last checkpoint, ends the lease, and
+// stops the engine.
+func (r *Riff) Close(ctx context.Context) error { return r.Engine.Close(ctx) }

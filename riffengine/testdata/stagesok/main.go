@@ -12,14 +12,17 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
-	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/como-technologies/riff/riffstate"
 )
 
 func main() {
-	e := riffengine.New(riffstate.New(riffstate.Options{}), rifflog.Replayed{}, riffengine.Options{Store: mem.New()})
-	defer e.Close(fmt.Errorf("done"))
+	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{NoLease: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer e.Close(context.Background())
 	me, _ := name.ParseURI("riff://ann@pangolin/o/repo?session=ann1")
 	claim := riffstate.Claim{Claim: wire.Claim{Me: me, Item: "issue-7"}}
 	proof, _ := riffengine.NoSignIn{}.Prove(httptest.NewRequest("POST", "/v1/claim", nil), me)
