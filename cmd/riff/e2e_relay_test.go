@@ -15,14 +15,14 @@ import (
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests
 // of the relay.
-func buildRelayBinaries(t *testing.T) string {
+func buildRelayBinaries(t testing.TB, more ...string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the end-to-end tests of the relay build two binaries")
 	}
 	bin := t.TempDir()
-	for _, name := range []string{"riff", "riff-server"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./"+name)
+	for _, name := range append([]string{"./riff", "./riff-server"}, more...) {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, filepath.Base(name)), name)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)
@@ -45,10 +45,16 @@ type relayProc struct {
 // on stderr, and waits until its stream is open.
 func startWatch(t *testing.T, bin, dir, server, session, home string, args ...string) *relayProc {
 	t.Helper()
+	return startWatchEnv(t, bin, dir, server, session, home, nil, args...)
+}
+
+// startWatchEnv is startWatch with more env vars.
+func startWatchEnv(t *testing.T, bin, dir, server, session, home string, env []string, args ...string) *relayProc {
+	t.Helper()
 	p := &relayProc{t: t, done: make(chan struct{})}
 	p.cmd = exec.Command(filepath.Join(bin, "riff"), append([]string{"relay", "watch"}, args...)...)
 	p.cmd.Dir = dir
-	p.cmd.Env = append(riffEnv(server, session), "RIFF_HOME="+home, keepAliveEnv+"=100ms", envWatchMarks+"=1")
+	p.cmd.Env = append(append(riffEnv(server, session), "RIFF_HOME="+home, keepAliveEnv+"=100ms", envWatchMarks+"=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start riff relay watch: %v", err)
@@ -360,5 +366,83 @@ func TestGivenAWatchWhenTheServerIsKilledAndRestartedThenEachAddressedMessageGiv
 	}
 	if got := strings.Join(lines, ""); got != want.String() {
 		t.Errorf("the watches wrote:\n%s\nwant each message once:\n%s", got, want.String())
+	}
+}
+
+// TestGivenAWatchThatClaudeCodeRunsWhenNoSessionIsSetThenItWatchesTheSessionOfItsClaudeCode:
+// with no RIFF_SESSION, riff relay watch takes the session of the Claude
+// Code among its parents (here the test process, with its session file
+// CONFIG/sessions/PID.json).
+func TestGivenAWatchThatClaudeCodeRunsWhenNoSessionIsSetThenItWatchesTheSessionOfItsClaudeCode(t *testing.T) {
+	bin := buildRelayBinaries(t)
+	srv := startServer(t, bin, freePort(t), t.TempDir())
+	server := srv.url()
+	dir := repoDir(t)
+	config := t.TempDir()
+	const session = "736848ea-e359-4f8c-9e44-7f2dea2ad9b1"
+	if err := os.MkdirAll(filepath.Join(config, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":%q}`, os.Getpid(), session, dir)
+	if err := os.WriteFile(filepath.Join(config, "sessions", fmt.Sprintf("%d.json", os.Getpid())), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	watch := startWatchEnv(t, bin, dir, server, "", t.TempDir(), []string{"CLAUDE_CONFIG_DIR=" + config})
+	if stdout, stderr, code := runRiff(t, bin, dir, server, "b7d0aa11-bbbb", "tell", session[:8], "hello"); code != 0 {
+		t.Fatalf("riff tell: exit %d\n%s%s", code, stdout, stderr)
+	}
+	watch.waitOut("wake: mike@pangolin:app (b7d0) wrote to you in a direct message (message 1)\n")
+	watch.exited()
+}
+
+// runPrompt runs riff relay prompt with a hook input, and checks that it
+// prints nothing and exits 0.
+func runPrompt(t *testing.T, bin, dir, server, home, input string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "riff"), "relay", "prompt")
+	cmd.Dir = dir
+	cmd.Env = append(riffEnv(server, ""), "RIFF_HOME="+home)
+	cmd.Stdin = strings.NewReader(input)
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("riff relay prompt: %v, output %q; want exit 0 and no output", err, out)
+	}
+}
+
+// TestGivenALeadThatWaitsForItsPersonWhenAPromptComesThenTheWaitEnds:
+// riff relay prompt, the UserPromptSubmit hook of a lead, ends the wait
+// of the lead at once; with no server it does nothing, prints nothing
+// and exits 0.
+func TestGivenALeadThatWaitsForItsPersonWhenAPromptComesThenTheWaitEnds(t *testing.T) {
+	bin := buildRelayBinaries(t)
+	srv := startServer(t, bin, freePort(t), t.TempDir())
+	server := srv.url()
+	dir := repoDir(t)
+	home := t.TempDir()
+	const lead = "4e54aaaa-0000"
+	input := `{"session_id":"` + lead + `","transcript_path":"/tmp/t.jsonl","cwd":"` + dir + `","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"I took the owner"}`
+	if stdout, stderr, code := runRiff(t, bin, dir, server, "", "resume", "--riff"); code != 0 {
+		t.Fatalf("riff resume --riff: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The first prompt registers the session.
+	runPrompt(t, bin, dir, server, home, input)
+	if stdout, stderr, code := runRiff(t, bin, dir, server, "", "lead", "--session", lead); code != 0 {
+		t.Fatalf("riff lead: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code := runRiff(t, bin, dir, server, lead, "blocked", "run riff owner --take"); code != 0 {
+		t.Fatalf("riff blocked: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if row := whoRow(t, bin, dir, server, lead[:4]); !strings.HasPrefix(row, "waiting") {
+		t.Fatalf("the lead after its block: %q; want waiting", row)
+	}
+	runPrompt(t, bin, dir, server, home, input)
+	if row := whoRow(t, bin, dir, server, lead[:4]); strings.HasPrefix(row, "waiting") || !strings.Contains(row, "works") {
+		t.Errorf("the lead after a prompt: %q; want the wait ended, and works", row)
+	}
+	srv.stop()
+	start := time.Now()
+	runPrompt(t, bin, dir, server, home, input)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("riff relay prompt with no server took %s; want it to end at once", took)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -48,12 +49,19 @@ const envWatchMarks = "RIFF_TEST_WATCH_MARKS"
 var errFirstLine = errors.New("the first line is written")
 
 func (c *cli) relayWatch(ctx context.Context, follow bool) error {
+	if c.g.session == "" {
+		// A Monitor gets no hook input: the session is the one of the
+		// Claude Code that runs the watch. --session and RIFF_SESSION win.
+		if id, ok := local.AgentSession(c.env, os.Getpid(), local.ParentPID); ok {
+			c.g.session = id
+		}
+	}
 	me, err := c.me(ctx)
 	if err != nil {
 		return err
 	}
 	if me.Session == "" {
-		return knownf("riff relay watch watches a session: set RIFF_SESSION or --session to its session ID")
+		return knownf("riff relay watch watches a session: run it in the agent tool of the session (Claude Code), or set RIFF_SESSION or --session to its session ID")
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {
