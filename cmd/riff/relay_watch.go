@@ -45,6 +45,11 @@ a restart of the server and a new watch.
 // that a test knows when its stream is open. A person never sets it.
 const envWatchMarks = "RIFF_TEST_WATCH_MARKS"
 
+// envWatchGate names the test hook of riff relay watch: a file. After a
+// break the watch connects again only once the file exists, so that a
+// test posts while the watch is away. A person never sets it.
+const envWatchGate = "RIFF_TEST_WATCH_GATE"
+
 // errFirstLine ends a watch with no --follow after its first line.
 var errFirstLine = errors.New("the first line is written")
 
@@ -105,6 +110,9 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 				return nil
 			}
 			mark("(reconnecting…)")
+			if gate := c.env(envWatchGate); gate != "" {
+				return waitFile(ctx, gate)
+			}
 		case wire.EventWake:
 			if e.Wake == nil {
 				return nil
