@@ -165,9 +165,10 @@ type Fact struct {
 	// session that came before it.
 	PromptAtMs    int64 `json:"prompt_at_ms,omitempty"`
 	TurnEndedAtMs int64 `json:"turn_ended_at_ms,omitempty"`
-	// Blocked says that the session said it is blocked (the blocked tool,
-	// riff blocked) after its last prompt. The server holds the block;
-	// this tells the hooks that the next prompt is its answer.
+	// Blocked says that the session called the blocked tool of riff
+	// after its last prompt (PreToolUse of mcp__riff__blocked); the next
+	// prompt clears it. The server holds the block itself: the keep-alive
+	// ends it with the time of the prompt (prompt_secs).
 	Blocked bool `json:"blocked,omitempty"`
 	// Tool is the tool that runs (between its PreToolUse and its
 	// PostToolUse): a PostToolUse of another tool does not end it.
