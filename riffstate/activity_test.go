@@ -37,7 +37,7 @@ func TestGivenTheFactOfAKeepAliveWhenWhoShowsItThenItHasTheStateAndTheAgeOfTheGu
 func TestGivenAFactWhenNoKeepAliveCarriedItForTwoMinutesThenItIsNoLongerTheWork(t *testing.T) {
 	f := given(t, member("ann/wrk1", true))
 	Alive{Activity: "runs Bash: run just ci"}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
-	f.after(ActivityFreshMs)
+	f.after(2 * minute)
 	// A watch keeps the session online, so only the age of the fact counts.
 	WatchStarted{}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
 	row, _ := f.rowOf("ann/wrk1", false)

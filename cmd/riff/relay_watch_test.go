@@ -99,3 +99,63 @@ func TestGivenAServerOfAnotherLineWhenAWatchOpensThenItSaysSoOnceAndTriesAgain(t
 		t.Errorf("the watch opened %d times; want 3 refused opens and 1 more", fake.opens)
 	}
 }
+
+// stallServer opens a watch that sends its first line and then no byte,
+// then, at the next open, a wake.
+type stallServer struct {
+	mu    sync.Mutex
+	opens int
+}
+
+func (m *stallServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.Header().Set(wire.HeaderBuild, testBuild)
+	if r.URL.Path != "/v1/watch" {
+		_, _ = io.WriteString(w, "{}")
+		return
+	}
+	m.mu.Lock()
+	m.opens++
+	first := m.opens == 1
+	m.mu.Unlock()
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(wire.Event{Type: wire.EventHello})
+	if !first {
+		_ = enc.Encode(wire.Event{Type: wire.EventWake, Wake: &wire.Wake{Thread: "dm:ann", Seq: 2, From: "ann@heron:app (1a2b)", Kind: "message"}})
+	}
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
+}
+
+// TestGivenAStreamWithNoByteWhenTheStallLimitPassesThenTheWatchOpensItAgain:
+// a watch whose stream gives no byte for the stall limit (45 s; here the
+// limit of the test) drops it and opens it again, with nothing on
+// stdout but the line of the wake.
+func TestGivenAStreamWithNoByteWhenTheStallLimitPassesThenTheWatchOpensItAgain(t *testing.T) {
+	fake := &stallServer{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	dir := repoDir(t)
+	b, _ := build.ParseBuild(testBuild)
+	env := map[string]string{"USER": "mike", "RIFF_SERVER": srv.URL, "RIFF_SESSION": "a6cf2205-aaaa", "RIFF_HOME": t.TempDir()}
+	var stdout, stderr syncBuffer
+	s := &system{
+		env: func(k string) string { return env[k] }, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		getwd: func() (string, error) { return dir, nil }, hostname: func() (string, error) { return "pangolin", nil },
+		build: b, loc: time.UTC, now: time.Now, terminal: func(io.Writer) (bool, int) { return false, 0 },
+		client: func(o *riffclient.Options) { o.Budget, o.Stall = 2*time.Second, 200*time.Millisecond },
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if code := s.run(ctx, []string{"relay", "watch"}); code != 0 {
+		t.Fatalf("riff relay watch = %d\n%s", code, stderr.String())
+	}
+	if got, want := stdout.String(), "wake: ann@heron:app (1a2b) wrote to you in a direct message (message 2)\n"; got != want {
+		t.Errorf("stdout = %q; want %q", got, want)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.opens != 2 {
+		t.Errorf("the watch opened %d times; want the stalled open and one more", fake.opens)
+	}
+}
