@@ -3,6 +3,7 @@ package riffstate
 import (
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // Presence is the part of the state in memory: the places, the signs of
@@ -61,14 +62,18 @@ type Live struct {
 	// that woke the session: a watch does not wake for them again.
 	WakeSeen uint64 `json:"wake_seen,omitempty"`
 	// Activity is the newest fact of the hooks of the session.
-	Activity   string  `json:"-"`
-	ActivityMs int64   `json:"-"`
-	Container  bool    `json:"-"`
-	Binary     string  `json:"-"`
-	Machine    string  `json:"-"`
-	Status     *TextAt `json:"status,omitempty"`
-	Block      *TextAt `json:"block,omitempty"`
-	Step       *Step   `json:"step,omitempty"`
+	// ActivityMs is the time of the hook that gave it, ActivitySentMs
+	// the time of the last keep-alive that carried it: a fact is the
+	// work of now only while keep-alives carry it.
+	Activity       string  `json:"-"`
+	ActivityMs     int64   `json:"-"`
+	ActivitySentMs int64   `json:"-"`
+	Container      bool    `json:"-"`
+	Binary         string  `json:"-"`
+	Machine        string  `json:"-"`
+	Status         *TextAt `json:"status,omitempty"`
+	Block          *TextAt `json:"block,omitempty"`
+	Step           *Step   `json:"step,omitempty"`
 }
 
 // TextAt is a text with the time it was set: a status, or the reason of a block.
@@ -191,10 +196,12 @@ type Called struct{ Place name.Place }
 // Alive is a keep-alive: a sign of life that is not a call. It carries
 // the newest fact of the session. A prompt of the person ends a block.
 type Alive struct {
-	Activity   string
-	PromptSecs *int64
-	Container  bool
-	Binary     string
+	Activity string
+	// ActivitySecs is the age of Activity at the keep-alive; nil is 0.
+	ActivitySecs *int64
+	PromptSecs   *int64
+	Container    bool
+	Binary       string
 }
 
 // Place is the place of the session, from a register or a move.
@@ -267,11 +274,17 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.SeenMs, l.Ended = now.Ms, false
 	if s.Activity != "" {
-		// A fact of work after an answer ends a block.
-		if l.Block != nil && l.Block.Answered {
+		at := now.Ms
+		if s.ActivitySecs != nil {
+			at = now.Ms - *s.ActivitySecs*1000
+		}
+		// A fact of work after an answer ends a block. Each keep-alive
+		// carries the newest fact again: one older than the block is no
+		// new work.
+		if wire.IsWork(s.Activity) && l.Block != nil && l.Block.Answered && at >= l.Block.AtMs {
 			l.Block = nil
 		}
-		l.Activity, l.ActivityMs = s.Activity, now.Ms
+		l.Activity, l.ActivityMs, l.ActivitySentMs = s.Activity, at, now.Ms
 	}
 	if s.PromptSecs != nil && l.Block != nil && now.Ms-*s.PromptSecs*1000 >= l.Block.AtMs {
 		l.Block = nil

@@ -3,6 +3,7 @@ package riffstate
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -149,7 +150,13 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 	if q.PromptSecs != nil && *q.PromptSecs < 0 {
 		return nil, wire.Refuse(wire.BadRequest, "prompt_secs is the time since the last prompt: 0 or more seconds, not %d", *q.PromptSecs)
 	}
-	return Alive{Activity: q.Activity, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
+	if q.ActivitySecs != nil && *q.ActivitySecs < 0 {
+		return nil, wire.Refuse(wire.BadRequest, "activity_secs is the age of the activity: 0 or more seconds, not %d", *q.ActivitySecs)
+	}
+	if n := utf8.RuneCountInString(q.Activity); n > wire.MaxStatus {
+		return nil, wire.Refuse(wire.BadRequest, "the activity has %d characters, more than %d", n, wire.MaxStatus)
+	}
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, _ Now) wire.AliveReply {

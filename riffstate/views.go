@@ -112,6 +112,9 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	add := func(format string, args ...any) { detail = append(detail, fmt.Sprintf(format, args...)) }
 	claims := v.Claims(s, now)
 	_, pauseInfo, paused := v.Paused(v.placeOf(s))
+	// The fact of the hooks is the work of now while keep-alives carry
+	// it: one each minute, so a fact with no keep-alive for two is old.
+	activity := l != nil && l.Activity != "" && now.Ms-l.ActivitySentMs < ActivityFreshMs
 	switch {
 	case v.Gone(w, now):
 		row.State, row.Gone = "gone", true
@@ -137,7 +140,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 		// The guide: "riff shows it as waiting, with your name and the
 		// reason"; each member reads who, so the name, not "you".
 		add("waits for %s: %s", s.URI.User, l.Block.Text)
-	case len(claims) > 0 || (l != nil && l.ActivityMs > 0 && now.Ms-l.ActivityMs < 60_000):
+	case len(claims) > 0 || (activity && wire.IsWork(l.Activity)):
 		row.State = "busy"
 	default:
 		row.State = "idle"
@@ -160,8 +163,8 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 		add("working on %s", strings.Join(items, ", "))
 	}
 	if l != nil && !row.Gone {
-		if l.Activity != "" && now.Ms-l.ActivityMs < 60_000 {
-			add("%s", l.Activity)
+		if activity {
+			add("%s", activityText(l.Activity, now.Ms-l.ActivityMs))
 		}
 		if l.Step != nil {
 			stale := ""
@@ -184,6 +187,25 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	}
 	row.Detail = strings.Join(detail, "  ")
 	return row
+}
+
+// ActivityFreshMs is how long a fact of the hooks stays the work of the
+// session after the last keep-alive that carried it: two keep-alives.
+const ActivityFreshMs = 120_000
+
+// activityText shows a fact of the hooks with its age, as "The state of
+// a session" does: runs Bash: run just ci for 12m, works, 5s ago between
+// two tools, turn ended 5m ago.
+func activityText(activity string, ageMs int64) string {
+	switch {
+	case strings.HasPrefix(activity, wire.ActivityRuns):
+		return activity + " for " + Ago(ageMs)
+	case activity == wire.ActivityBetweenTools:
+		return Ago(ageMs) + " ago " + activity
+	case activity == wire.ActivityTurnEnded:
+		return activity + " " + Ago(ageMs) + " ago"
+	}
+	return activity
 }
 
 // stale says whether a step or a status set at atMs is stale: the state

@@ -23,6 +23,9 @@ import (
 type heading struct {
 	title    string
 	commands []command
+	// hidden: riff --help does not list the heading; riff help COMMAND
+	// and the dispatch know its commands.
+	hidden bool
 }
 
 // riffCommands is the list of the commands of riff, in the order of riff
@@ -33,6 +36,7 @@ func riffCommands() []heading {
 		{title: "Get started", commands: startCommands()},
 		{title: "Work in the riff", commands: workCommands()},
 		{title: "Lead", commands: leadCommands()},
+		{title: "Agent sessions", commands: []command{relayCommand()}, hidden: true},
 	}
 }
 

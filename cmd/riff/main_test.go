@@ -371,7 +371,8 @@ func TestSameRiff(t *testing.T) {
 
 // TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide:
 // riff --help groups each command under a heading of the guide's "Find a
-// command", in the guide's order.
+// command", in the guide's order. It lists the commands that people use:
+// not riff relay, which an agent tool runs.
 func TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide(t *testing.T) {
 	guide := []string{"Get started", "Work in the riff", "Pull requests", "Lead", "Members"}
 	c := &cli{system: &system{}}
@@ -397,9 +398,18 @@ func TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide(t *t
 			break
 		}
 	}
+	hidden := map[string]bool{}
+	for _, h := range riffCommands() {
+		for _, cmd := range h.commands {
+			hidden[cmd.name] = h.hidden
+		}
+	}
 	for n := range c.commands() {
-		if !listed[n] {
+		switch {
+		case !listed[n] && !hidden[n]:
 			t.Errorf("riff --help does not list the command %s under a heading", n)
+		case listed[n] && hidden[n]:
+			t.Errorf("riff --help lists the command %s, which is for an agent tool, not a person", n)
 		}
 	}
 }

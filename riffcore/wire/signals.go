@@ -11,11 +11,29 @@ type Alive struct {
 	Me name.SessionURI `json:"me"`
 	// Activity is the newest work of the session, for example
 	// "runs Bash: run just ci".
-	Activity   string `json:"activity,omitempty"`
-	PromptSecs *int64 `json:"prompt_secs,omitempty"`
-	Container  bool   `json:"container,omitempty"`
-	Binary     string `json:"binary,omitempty"`
+	Activity string `json:"activity,omitempty"`
+	// ActivitySecs is the age of Activity: the seconds since the hook
+	// that gave it. The server counts the age of the fact from it, as it
+	// counts the time of a prompt from PromptSecs; none is a fact of now.
+	ActivitySecs *int64 `json:"activity_secs,omitempty"`
+	PromptSecs   *int64 `json:"prompt_secs,omitempty"`
+	Container    bool   `json:"container,omitempty"`
+	Binary       string `json:"binary,omitempty"`
 }
+
+// The activities of a keep-alive, as "The state of a session" shows
+// them. A tool is "runs TOOL" or "runs TOOL: TEXT"; who adds the age of
+// each ("runs Bash: run just ci for 12m", "5s ago between two tools",
+// "turn ended 5m ago").
+const (
+	ActivityRuns         = "runs "
+	ActivityWorks        = "works"
+	ActivityBetweenTools = "between two tools"
+	ActivityTurnEnded    = "turn ended"
+)
+
+// IsWork says whether an activity is work: each but the end of a turn.
+func IsWork(activity string) bool { return activity != "" && activity != ActivityTurnEnded }
 
 // Status sets the status of the caller: one line of at most 400
 // characters.

@@ -1,0 +1,262 @@
+// Package local is the local folder of riff on this machine (the guide,
+// "The local folder"): its place, its private mode, and the files that
+// the relay keeps there for each session: the newest fact of the hooks,
+// the ask of the server to clear the context, and the wakes that a watch
+// printed.
+//
+// The files of a session are in SESSIONS/ID under the folder:
+//
+//	fact   the newest fact of the hooks (JSON of Fact)
+//	clear  present while the server asks the worker to clear its context
+//	woke   the wakes that a watch printed (JSON: thread to seq)
+//
+// Each write is a temp file and a rename, so a reader sees the old file
+// or the new one, never a part.
+package local
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
+)
+
+// The modes of the folder and of each file in it.
+const (
+	DirMode  fs.FileMode = 0o700
+	FileMode fs.FileMode = 0o600
+)
+
+// sessions is the folder of the files of the sessions.
+const sessions = "sessions"
+
+// Dir gives the local folder, the first of $RIFF_HOME/state,
+// $XDG_RUNTIME_DIR/riff, $XDG_STATE_HOME/riff and ~/.local/state/riff
+// that is set, and makes it private: mode 0700, each file in it 0600. A
+// wider mode is fixed; when it cannot be, the error is the guide's line.
+func Dir(getenv func(string) string) (string, error) {
+	var dir string
+	switch {
+	case getenv("RIFF_HOME") != "":
+		dir = filepath.Join(getenv("RIFF_HOME"), "state")
+	case getenv("XDG_RUNTIME_DIR") != "":
+		dir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "riff")
+	case getenv("XDG_STATE_HOME") != "":
+		dir = filepath.Join(getenv("XDG_STATE_HOME"), "riff")
+	case getenv("HOME") != "":
+		dir = filepath.Join(getenv("HOME"), ".local", "state", "riff")
+	default:
+		return "", errors.New("riff has no local folder: set HOME, XDG_STATE_HOME or RIFF_HOME")
+	}
+	if err := private(dir); err != nil {
+		return "", fmt.Errorf("riff cannot make %s private (mode 0700, each file 0600): %s. Other users can maybe read it", dir, reason(err))
+	}
+	return dir, nil
+}
+
+// private makes dir with mode 0700 and narrows each wider mode in it.
+func private(dir string) error {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return err
+	}
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := FileMode
+		if d.IsDir() {
+			want = DirMode
+		}
+		if info.Mode().Perm()&^want != 0 {
+			return os.Chmod(path, info.Mode().Perm()&want)
+		}
+		return nil
+	})
+}
+
+// reason gives the text of the system for err, as the guide shows it:
+// "Operation not permitted".
+func reason(err error) string {
+	var errno syscall.Errno
+	text := err.Error()
+	if errors.As(err, &errno) {
+		text = errno.Error()
+	}
+	if text == "" {
+		return text
+	}
+	return strings.ToUpper(text[:1]) + text[1:]
+}
+
+// sessionDir gives the folder of the files of a session; the ID is
+// checked, so that it names no other path.
+func sessionDir(dir, session string) (string, error) {
+	if err := name.CheckSessionID(session); err != nil {
+		return "", fmt.Errorf("the session ID %q is not a session ID: %w", session, err)
+	}
+	return filepath.Join(dir, sessions, session), nil
+}
+
+// writeFile writes a file of a session at once: a temp file with mode
+// 0600 and a rename.
+func writeFile(dir, session, file string, data []byte) error {
+	sd, err := sessionDir(dir, session)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(sd, DirMode); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(sd, "."+file+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(FileMode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(sd, file))
+}
+
+// readFile reads a file of a session; a file that is not there is nil.
+func readFile(dir, session, file string) ([]byte, error) {
+	sd, err := sessionDir(dir, session)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(sd, file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Fact is the newest fact of the hooks of a session. The keep-alive
+// carries it to the server.
+type Fact struct {
+	// Activity is the work as "The state of a session" names it, with no
+	// age: "runs Bash: run just ci", "works", "between two tools" or
+	// "turn ended" (see the Activity constants of the wire).
+	Activity     string `json:"activity,omitempty"`
+	ActivityAtMs int64  `json:"activity_at_ms,omitempty"`
+	// PromptAtMs is the time of the last prompt: it ends a block of the
+	// session that came before it.
+	PromptAtMs    int64 `json:"prompt_at_ms,omitempty"`
+	TurnEndedAtMs int64 `json:"turn_ended_at_ms,omitempty"`
+	// Blocked says that the session called the blocked tool of riff
+	// after its last prompt (PreToolUse of mcp__riff__blocked); the next
+	// prompt clears it. The server holds the block itself: the keep-alive
+	// ends it with the time of the prompt (prompt_secs).
+	Blocked bool `json:"blocked,omitempty"`
+	// Tool is the tool that runs (between its PreToolUse and its
+	// PostToolUse): a PostToolUse of another tool does not end it.
+	Tool string `json:"tool,omitempty"`
+}
+
+// Alive gives the keep-alive of me that carries the fact at nowMs: the
+// activity with its age, and the time since the last prompt.
+func (f Fact) Alive(me name.SessionURI, nowMs int64) wire.Alive {
+	a := wire.Alive{Me: me}
+	if f.Activity != "" {
+		a.Activity = f.Activity
+		age := max(nowMs-f.ActivityAtMs, 0) / 1000
+		a.ActivitySecs = &age
+	}
+	if f.PromptAtMs > 0 {
+		age := max(nowMs-f.PromptAtMs, 0) / 1000
+		a.PromptSecs = &age
+	}
+	return a
+}
+
+// ReadFact reads the fact of a session: the zero Fact when it has none.
+func ReadFact(dir, session string) (Fact, error) {
+	var f Fact
+	data, err := readFile(dir, session, "fact")
+	if err != nil || data == nil {
+		return f, err
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Fact{}, fmt.Errorf("the fact of the session %s is not JSON: %w", session, err)
+	}
+	return f, nil
+}
+
+// WriteFact keeps the fact of a session.
+func WriteFact(dir, session string, f Fact) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return writeFile(dir, session, "fact", data)
+}
+
+// SetClear keeps the ask of the server to clear the context of a worker
+// (the reply to a keep-alive), or removes it.
+func SetClear(dir, session string, ask bool) error {
+	if ask {
+		return writeFile(dir, session, "clear", []byte("clear\n"))
+	}
+	sd, err := sessionDir(dir, session)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(sd, "clear")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Clear says whether the server asked the worker to clear its context.
+func Clear(dir, session string) (bool, error) {
+	data, err := readFile(dir, session, "clear")
+	return data != nil, err
+}
+
+// Woke holds the newest seq of each thread that a watch of the session
+// printed a wake for, so that a new watch does not print it again.
+type Woke map[string]uint64
+
+// ReadWoke reads the wakes that a watch printed: empty when none.
+func ReadWoke(dir, session string) (Woke, error) {
+	w := Woke{}
+	data, err := readFile(dir, session, "woke")
+	if err != nil || data == nil {
+		return w, err
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Woke{}, fmt.Errorf("the wakes of the session %s are not JSON: %w", session, err)
+	}
+	return w, nil
+}
+
+// WriteWoke keeps the wakes that a watch printed.
+func WriteWoke(dir, session string, w Woke) error {
+	data, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	return writeFile(dir, session, "woke", data)
+}

@@ -1,0 +1,22 @@
+package main
+
+// relayCommand is riff relay: the door of an agent session, for its agent
+// tool, not for a person. So riff --help does not list it (the guide,
+// "Find a command": it lists the commands that people use); riff help
+// relay shows it. Each subcommand is one function of its own file.
+func relayCommand() command {
+	return command{
+		name: "relay", usage: "relay SUBCOMMAND", short: "the door of an agent session (for its agent tool)",
+		long: `The commands that an agent tool runs for its session (see docs/agents.md):
+  riff relay watch [--follow]   one line for each message that wakes the session
+  riff relay hook               the hooks of the agent tool: keeps the newest fact of the session
+  riff relay prompt             the UserPromptSubmit hook of a lead: a prompt ends its wait
+`,
+		subcommands: relaySubcommands(),
+	}
+}
+
+// relaySubcommands are the words of riff relay.
+func relaySubcommands() []command {
+	return []command{relayWatch(), relayHook(), relayPrompt()}
+}
