@@ -23,6 +23,10 @@ import (
 type heading struct {
 	title    string
 	commands []command
+	// hidden: riff --help does not list the heading; its commands run,
+	// and riff help COMMAND shows them. The guide lists no heading for
+	// the commands that an agent tool runs (riff relay).
+	hidden bool
 }
 
 // riffCommands is the list of the commands of riff, in the order of riff
@@ -33,6 +37,7 @@ func riffCommands() []heading {
 		{title: "Get started", commands: startCommands()},
 		{title: "Work in the riff", commands: workCommands()},
 		{title: "Lead", commands: leadCommands()},
+		{title: "Agent sessions", commands: agentCommands(), hidden: true},
 	}
 }
 

@@ -13,6 +13,9 @@ func (c *cli) usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: riff [--server URL] [--color auto|always|never] [--session ID] COMMAND ...")
 	for _, h := range riffCommands() {
+		if h.hidden {
+			continue
+		}
 		fmt.Fprintf(w, "\n%s:\n", h.title)
 		for _, cmd := range h.commands {
 			fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.short)

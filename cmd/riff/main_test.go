@@ -397,9 +397,11 @@ func TestGivenRiffHelpWhenItListsTheCommandsThenItUsesTheHeadingsOfTheGuide(t *t
 			break
 		}
 	}
-	for n := range c.commands() {
-		if !listed[n] {
-			t.Errorf("riff --help does not list the command %s under a heading", n)
+	for _, h := range riffCommands() {
+		for _, cmd := range h.commands {
+			if listed[cmd.name] == h.hidden {
+				t.Errorf("riff --help lists the command %s: %v, want %v (a command of a hidden heading is not listed)", cmd.name, listed[cmd.name], !h.hidden)
+			}
 		}
 	}
 }
