@@ -83,6 +83,13 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	log := jsonLog(c.stderr)
+	// The lines of the client (the wait line, the note of different
+	// builds) go to the log as JSON lines, as each other line of stderr.
+	opts := riffclient.Options{Build: c.build, Out: logLines{log}}
+	if c.system.client != nil {
+		c.system.client(&opts)
+	}
+	c.client = riffclient.New(c.client.Server(), opts)
 	r, err := c.newRelay(log)
 	if err != nil {
 		return err
@@ -517,6 +524,16 @@ func (r *relay) move(c *cli, ctx context.Context, worktree string) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// logLines writes each line that it gets as a line of the log.
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		l.log.Info(line)
+	}
+	return len(p), nil
+}
 
 // jsonLog is the log of riff relay mcp on stderr: JSON lines with
 // severity, which the agent tool keeps in the log of its MCP server.

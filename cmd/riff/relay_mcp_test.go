@@ -122,6 +122,7 @@ func TestRelayMCP(t *testing.T) {
 	t.Run("tools", func(t *testing.T) { testRelayTools(t, bin, server) })
 	t.Run("pages", func(t *testing.T) { testRelayPages(t, bin, server) })
 	t.Run("end", func(t *testing.T) { testRelayEnd(t, bin, server) })
+	t.Run("sigterm", func(t *testing.T) { testRelaySigterm(t, bin, server) })
 	t.Run("restart", func(t *testing.T) { testRelayRestart(t, bin, srv) })
 }
 
@@ -317,6 +318,30 @@ func testRelayEnd(t *testing.T, bin, server string) {
 	}
 	if _, stderr, code := runRiff(t, bin, repo, server, other, "claim", "issue-30"); code != exitOK {
 		t.Errorf("the claim of an ended session is not free: exit %d, %s", code, stderr)
+	}
+}
+
+// TestGivenARelayWhenTheAgentToolStopsItWithSIGTERMThenItEndsTheSession
+// is testRelaySigterm: Claude Code stops a stdio server with SIGINT, then
+// SIGTERM; that is the end of the session too, once.
+func testRelaySigterm(t *testing.T, bin, server string) {
+	const session = "a4c5ff66-abab"
+	repo := repoDir(t)
+	r := startRelay(t, bin, repo, server, session)
+	r.ok("whoami", nil)
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.session.Wait()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(r.stderr.String(), "ended the session") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := strings.Count(r.stderr.String(), "ended the session"); n != 1 {
+		t.Errorf("after SIGTERM the relay ended the session %d times, want once:\n%s", n, r.stderr.String())
+	}
+	if who := cliText(t, bin, repo, server, "", "who"); strings.Contains(who, "(a4c5)") {
+		t.Errorf("who still lists the session after SIGTERM:\n%s", who)
 	}
 }
 
