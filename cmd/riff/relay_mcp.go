@@ -305,6 +305,10 @@ func toolErrorText(c *cli, err error) string {
 	c.stderr, c.errOut = &b, nil
 	c.finish(err)
 	line, _, _ := strings.Cut(b.String(), "\n")
+	if line == "" {
+		// riff prints nothing for a call that its caller ended.
+		return "the call ended before its reply"
+	}
 	return strings.TrimPrefix(line, "Error: ")
 }
 
