@@ -131,6 +131,18 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 // newRelay finds the session, the local folder and the time between two
 // keep-alives.
 func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
+	worker := isTrue(c.env(envWorker))
+	every := keepAliveEvery
+	if worker {
+		every = workerKeepAliveEvery
+	}
+	if v := c.env(envKeepAliveEvery); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, knownf("%s is a time such as 10s or 1m, not %q", envKeepAliveEvery, v)
+		}
+		every = d
+	}
 	if c.g.session == "" {
 		c.g.session = c.env(envClaudeSession)
 	}
@@ -152,18 +164,6 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	wd, err := c.workDir()
 	if err != nil {
 		return nil, err
-	}
-	worker := isTrue(c.env(envWorker))
-	every := keepAliveEvery
-	if worker {
-		every = workerKeepAliveEvery
-	}
-	if v := c.env(envKeepAliveEvery); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, knownf("%s is a time such as 10s or 1m, not %q", envKeepAliveEvery, v)
-		}
-		every = d
 	}
 	return &relay{c: c, log: log, local: dir, worker: worker, every: every, dir: wd}, nil
 }

@@ -518,3 +518,44 @@ func TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheL
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestGivenTheEnvOfAnAgentToolWhenTheRelayStartsThenRiffSessionWinsOverClaudeSessionID:
+// --session and RIFF_SESSION win; CLAUDE_SESSION_ID counts when neither
+// is set; with none, the relay makes an ID and says so in its log.
+func TestGivenTheEnvOfAnAgentToolWhenTheRelayStartsThenRiffSessionWinsOverClaudeSessionID(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, flag string
+		env        map[string]string
+		want       string
+	}{
+		{name: "flag", flag: "f1f1f1f1", env: map[string]string{"RIFF_SESSION": "r2r2r2r2", envClaudeSession: "c3c3c3c3"}, want: "f1f1f1f1"},
+		{name: "RIFF_SESSION", env: map[string]string{"RIFF_SESSION": "r2r2r2r2", envClaudeSession: "c3c3c3c3"}, want: "r2r2r2r2"},
+		{name: "CLAUDE_SESSION_ID", env: map[string]string{envClaudeSession: "c3c3c3c3"}, want: "c3c3c3c3"},
+		{name: "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := func(k string) string {
+				if k == "RIFF_HOME" {
+					return dir
+				}
+				return tc.env[k]
+			}
+			var log strings.Builder
+			c := &cli{system: &system{env: env, getwd: func() (string, error) { return dir, nil }}}
+			c.g.session = tc.flag
+			c.g.fromEnv(env)
+			r, err := c.newRelay(jsonLog(&log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.c.g.session
+			switch {
+			case tc.want != "" && got != tc.want:
+				t.Errorf("the session is %q, want %q", got, tc.want)
+			case tc.want == "" && (got == "" || !strings.Contains(log.String(), `"severity":"WARN"`)):
+				t.Errorf("with no session ID the relay has %q and logs %q; want a new ID and a warning", got, log.String())
+			}
+		})
+	}
+}
