@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/mem"
@@ -123,6 +124,7 @@ func TestRelayMCP(t *testing.T) {
 	t.Run("pages", func(t *testing.T) { testRelayPages(t, bin, server) })
 	t.Run("end", func(t *testing.T) { testRelayEnd(t, bin, server) })
 	t.Run("sigterm", func(t *testing.T) { testRelaySigterm(t, bin, server) })
+	t.Run("fact", func(t *testing.T) { testRelayFact(t, bin, server) })
 	t.Run("restart", func(t *testing.T) { testRelayRestart(t, bin, srv) })
 }
 
@@ -319,6 +321,34 @@ func testRelayEnd(t *testing.T, bin, server string) {
 	}
 	if _, stderr, code := runRiff(t, bin, repo, server, other, "claim", "issue-30"); code != exitOK {
 		t.Errorf("the claim of an ended session is not free: exit %d, %s", code, stderr)
+	}
+}
+
+// TestGivenAFactInTheLocalFolderWhenTheRelaySendsItsKeepAliveThenWhoShowsIt
+// is testRelayFact: the keep-alive carries the newest fact that the hooks
+// keep in the local folder, and who shows it.
+func testRelayFact(t *testing.T, bin, server string) {
+	const session = "b5d6aa77-cdcd"
+	repo := repoDir(t)
+	home := t.TempDir()
+	startRelay(t, bin, repo, server, session, envKeepAliveEvery+"=50ms", "RIFF_HOME="+home)
+	dir, err := local.Dir(func(k string) string { return map[string]string{"RIFF_HOME": home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := local.WriteFact(dir, session, local.Fact{Activity: "runs Bash: run the tests of the store"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		who := cliText(t, bin, repo, server, "", "who")
+		if strings.Contains(who, "runs Bash: run the tests of the store") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("who does not show the fact of the local folder in 20 s:\n%s", who)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
