@@ -43,6 +43,11 @@ type system struct {
 	terminal func(io.Writer) (bool, int)
 	// client sets the options of the client; tests shorten the budget.
 	client func(*riffclient.Options)
+	// shared is the client that each command of this system uses, when
+	// set: the tools of riff relay mcp share one, so that it remembers
+	// that the server replied (a refused connect after a restart of the
+	// server is tried again).
+	shared *riffclient.Client
 }
 
 // usageError is a bad command line.
@@ -198,6 +203,10 @@ func (c *cli) setup() error {
 		return knownf("riff cannot use the server %q: %s. See riff help server", server, msg)
 	}
 	c.serverFrom = from
+	if c.shared != nil {
+		c.client = c.shared
+		return nil
+	}
 	opts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
 	if c.system.client != nil {
 		c.system.client(&opts)

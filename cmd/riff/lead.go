@@ -150,6 +150,11 @@ func (c *cli) editNotes(ctx context.Context, thread, file string) error {
 			return err
 		}
 	}
+	return c.setNotes(ctx, me, thread, text)
+}
+
+// setNotes writes text as the notes of the lead, and prints the reply.
+func (c *cli) setNotes(ctx context.Context, me name.SessionURI, thread, text string) error {
 	r, err := call(ctx, c, wire.SetNotes{Me: me, Thread: thread, Text: text})
 	if err != nil {
 		return err

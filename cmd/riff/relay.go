@@ -8,9 +8,16 @@ func relayCommand() command {
 	return command{
 		name: "relay", usage: "relay SUBCOMMAND", short: "the door of an agent session (for its agent tool)",
 		long: `The commands that an agent tool runs for its session (see docs/agents.md):
+  riff relay mcp                the MCP server of the session over stdio: the riff tools,
+                                the keep-alive, and the end when the agent tool exits
   riff relay watch [--follow]   one line for each message that wakes the session
   riff relay hook               the hooks of the agent tool: keeps the newest fact of the session
   riff relay prompt             the UserPromptSubmit hook of a lead: a prompt ends its wait
+
+The session is --session or RIFF_SESSION; riff relay mcp also reads
+CLAUDE_SESSION_ID. RIFF_KEEPALIVE_EVERY (a duration, for example 10s)
+sets the time between two keep-alives: 1m by default, 10s in a worker
+(RIFF_WORKER=1).
 `,
 		subcommands: relaySubcommands(),
 	}
@@ -18,5 +25,5 @@ func relayCommand() command {
 
 // relaySubcommands are the words of riff relay.
 func relaySubcommands() []command {
-	return []command{relayWatch(), relayHook(), relayPrompt()}
+	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt()}
 }

@@ -286,6 +286,31 @@ func (c *cli) read(ctx context.Context, args []string, thread string, all bool) 
 			page.More = more
 		}
 	}
+	c.showRead(r, false)
+	return nil
+}
+
+// readPage reads one page of each thread (of thread, when set), after
+// the message number after with all: the read tool of an agent session.
+// A page with more messages after it ends with the line that says how
+// to read on.
+func (c *cli) readPage(ctx context.Context, thread string, all bool, after uint64) error {
+	me, err := c.me(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all, After: after})
+	if err != nil {
+		return err
+	}
+	c.showRead(r, true)
+	return nil
+}
+
+// showRead prints a read: the messages to the caller after the page
+// first, then each page. With onePage, a page that more messages follow
+// says so, with the number to give to after.
+func (c *cli) showRead(r wire.ReadReply, onePage bool) {
 	shown := false
 	if len(r.ToYou) > 0 {
 		c.out.text("Messages to you after this page (the watch does not wake for them again):")
@@ -300,12 +325,14 @@ func (c *cli) read(ctx context.Context, args []string, thread string, all bool) 
 			continue
 		}
 		c.page(page)
+		if onePage && page.More {
+			c.out.textf("More messages follow. Read this thread again. With all, set after to %d.", page.Last)
+		}
 		shown = true
 	}
 	if !shown {
 		c.out.text("No unread messages.")
 	}
-	return nil
 }
 
 func (c *cli) post(ctx context.Context, words []string, thread string, to []string, kind string) error {
