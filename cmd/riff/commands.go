@@ -62,6 +62,10 @@ type command struct {
 	// raw runs the command with its words as they are: no flags, no
 	// client (riff help). It takes the place of flags.
 	raw action
+	// hidden keeps the command out of riff --help, which lists the
+	// commands that people use (the guide, "Find a command"): riff
+	// relay is for the agent tools. riff help NAME shows it.
+	hidden bool
 }
 
 // action runs a command with its arguments, its flags parsed out and the

@@ -15,7 +15,9 @@ func (c *cli) usage(w io.Writer) {
 	for _, h := range riffCommands() {
 		fmt.Fprintf(w, "\n%s:\n", h.title)
 		for _, cmd := range h.commands {
-			fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.short)
+			if !cmd.hidden {
+				fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.short)
+			}
 		}
 	}
 	fmt.Fprintln(w)

@@ -40,6 +40,9 @@ and the detail of its state. you marks your own row.
 			},
 			interspersed: true,
 		},
+		// riff denials shows what the sessions do, as who does: its entry
+		// is in denials.go.
+		denialsCommand(),
 		{
 			name: "server", usage: "server", short: "show the riff that riff uses, its release and its facts",
 			long: `Shows the riff that riff uses and where that choice comes from, its release
@@ -64,6 +67,8 @@ forms of --server.
 `,
 			raw: (*cli).helpCmd,
 		},
+		// riff relay is hidden from riff --help: the agent tools run it.
+		relayCommand(),
 	}
 }
 

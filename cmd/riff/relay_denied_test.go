@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/secret"
+)
+
+// The secrets of the tests of riff relay denied, made by the tests.
+var (
+	testGitHubToken  = "ghp_" + strings.Repeat("x7Q", 12)
+	testSessionToken = "hunter2-correct-horse-battery"
+)
+
+// hookInput gives the golden input of a hook with the secrets of the
+// test and the directory cwd in it.
+func hookInput(t *testing.T, file, cwd string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "hooks", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.NewReplacer("{{GITHUB_TOKEN}}", testGitHubToken, "{{SESSION_TOKEN}}", testSessionToken, "{{CWD}}", cwd).Replace(string(b))
+	return []byte(s)
+}
+
+// checkNoSecret fails when text holds a secret of the tests, or a part
+// of one that a cut left.
+func checkNoSecret(t *testing.T, what, text string) {
+	t.Helper()
+	for _, s := range []string{testGitHubToken, testSessionToken, testGitHubToken[:12], testSessionToken[:12]} {
+		if strings.Contains(text, s) {
+			t.Errorf("%s holds a secret of the session (%q):\n%s", what, s[:6]+"…", text)
+		}
+	}
+}
+
+// TestGivenTheHookInputsOfClaudeCodeWhenTheRelayReadsThemThenEachGivesItsRecord:
+// each recorded input of the PermissionDenied hook gives the record of
+// its golden file, with no secret in it.
+func TestGivenTheHookInputsOfClaudeCodeWhenTheRelayReadsThemThenEachGivesItsRecord(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "hooks", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no hook inputs: %v", err)
+	}
+	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "como-technologies/riff", Session: "25456ff6-8e0f-4a55-9f1c-3b3c1c0e7a10"}
+	known := secret.FromEnv([]string{"GH_TOKEN=" + testSessionToken, "HOME=/home/mike"})
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(base, func(t *testing.T) {
+			var in deniedInput
+			if err := json.Unmarshal(hookInput(t, filepath.Base(f), "/home/mike/riff"), &in); err != nil {
+				t.Fatal(err)
+			}
+			if in.HookEventName != "PermissionDenied" {
+				t.Fatalf("hook_event_name = %q", in.HookEventName)
+			}
+			rec := makeDenied(in, me, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), known)
+			line := deniedLine(rec, "lead", "issue-12")
+			checkNoSecret(t, "the record", line)
+			if n := utf8.RuneCountInString(rec.Input); n > deniedInputMax {
+				t.Errorf("the input has %d characters; the limit is %d", n, deniedInputMax)
+			}
+			checkGolden(t, "hooks", base, line+"\n")
+		})
+	}
+}
+
+// TestGivenAnInputLongerThan300CharactersWhenItIsKeptThenItIsCutAfterTheMarkOfItsTokens:
+// the mark comes before the cut, so a token at the cut leaves no part.
+func TestGivenAnInputLongerThan300CharactersWhenItIsKeptThenItIsCutAfterTheMarkOfItsTokens(t *testing.T) {
+	tok := testGitHubToken
+	command := strings.Repeat("a", 290) + " " + tok + " " + strings.Repeat("b", 50)
+	in := deniedInput{ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + command + `"}`), Reason: "r"}
+	rec := makeDenied(in, name.SessionURI{User: "mike", Host: "h", Session: "s1"}, time.Now(), nil)
+	want := strings.Repeat("a", 290) + " " + secret.Mark
+	if !strings.HasPrefix(rec.Input, want) || utf8.RuneCountInString(rec.Input) != deniedInputMax || !strings.HasSuffix(rec.Input, "…") {
+		t.Errorf("input = %q (%d characters); want %q…, cut to %d with …", rec.Input, utf8.RuneCountInString(rec.Input), want, deniedInputMax)
+	}
+	checkNoSecret(t, "the input", rec.Input)
+}
+
+// TestGivenARecordWhenItIsPostedThenItsLineReadsBackAsItsTags: the line
+// of a record gives back its tags and its input, with quotes, colons and
+// spaces in the values.
+func TestGivenARecordWhenItIsPostedThenItsLineReadsBackAsItsTags(t *testing.T) {
+	rec := keptRecord{
+		Me:     name.SessionURI{User: "mike", Host: "pangolin", Repo: "como-technologies/riff", Session: "25456ff6-aaaa"},
+		Reason: `says "no": twice`, Tool: "Bash", Head: "git push", Input: "git push origin v3.2.0: tag=x",
+	}
+	line := deniedLine(rec, "lead", "-")
+	want := `denied reason="says \"no\": twice" tool=Bash head="git push" role=lead user=mike host=pangolin repo=como-technologies/riff session=25456ff6 claim=-: git push origin v3.2.0: tag=x`
+	if line != want {
+		t.Fatalf("line:\n got %s\nwant %s", line, want)
+	}
+	tags, input, ok := parseDenied(line)
+	if !ok {
+		t.Fatalf("parseDenied(%q) is no record", line)
+	}
+	wantTags := map[string]string{"reason": `says "no": twice`, "tool": "Bash", "head": "git push", "role": "lead", "user": "mike",
+		"host": "pangolin", "repo": "como-technologies/riff", "session": "25456ff6", "claim": "-"}
+	for k, v := range wantTags {
+		if tags[k] != v {
+			t.Errorf("tag %s = %q; want %q", k, tags[k], v)
+		}
+	}
+	if input != rec.Input {
+		t.Errorf("input = %q; want %q", input, rec.Input)
+	}
+	for _, notRecord := range []string{"hello", "denied", "denied reason", `denied reason="open`, "denied a=b"} {
+		if _, _, ok := parseDenied(notRecord); ok {
+			t.Errorf("parseDenied(%q) is a record; want none", notRecord)
+		}
+	}
+}
+
+func TestGivenABashCommandWhenTheRelayNamesItsHeadThenItIsTheProgramAndItsSubcommand(t *testing.T) {
+	for command, want := range map[string]string{
+		"git push origin v3.2.0":        "git push",
+		"rm -rf /":                      "rm",
+		"GH_TOKEN=x gh release create":  "gh release",
+		"cat README.md":                 "cat",
+		"  npm   install left-pad":      "npm install",
+		"":                              "-",
+		"kubectl apply -f deploy.yaml ": "kubectl apply",
+		"cd /src/riff && git push -f":   "git push",
+		"cd /src/riff":                  "cd",
+		"for f in a b; do rm $f; done":  "for",
+		"ls | xargs rm":                 "ls",
+	} {
+		b, _ := json.Marshal(map[string]string{"command": command})
+		if got := headOf("Bash", b); got != want {
+			t.Errorf("headOf(%q) = %q; want %q", command, got, want)
+		}
+	}
+	if got := headOf("Edit", json.RawMessage(`{"file_path":"/a"}`)); got != "-" {
+		t.Errorf("headOf(Edit) = %q; want -", got)
+	}
+}
+
+func TestGivenASinceWhenRiffDenialsReadsItThenItTakesANumberAndAUnit(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "5m": 5 * time.Minute, "2h": 2 * time.Hour, "7d": 7 * 24 * time.Hour, "1w": 7 * 24 * time.Hour} {
+		if got, err := parseSince(in); err != nil || got != want {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "7", "d", "0d", "-1d", "7y", "1.5h", "7 d"} {
+		if _, err := parseSince(bad); err == nil {
+			t.Errorf("parseSince(%q) gave no error", bad)
+		}
+	}
+}
