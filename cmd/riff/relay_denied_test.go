@@ -157,3 +157,24 @@ func TestGivenASinceWhenRiffDenialsReadsItThenItTakesANumberAndAUnit(t *testing.
 		}
 	}
 }
+
+// TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing:
+// exit 1 is an error of a hook that does not block Claude Code; the text
+// names what was wrong, and the local folder keeps no record.
+func TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing(t *testing.T) {
+	home := t.TempDir()
+	run := inProcess(repoDir(t), "http://127.0.0.1:1")
+	for _, tc := range []struct{ stdin, want string }{
+		{"not json", "the input is no JSON object"},
+		{`{"session_id":"25456ff6-aaaa","hook_event_name":"PermissionDenied"}`, "the input has no tool_name"},
+		{`{"hook_event_name":"PermissionDenied","tool_name":"Bash","tool_input":{"command":"ls"}}`, "needs the session of the agent tool"},
+	} {
+		stdout, stderr, code := run(t, golden{stdin: tc.stdin, env: map[string]string{"RIFF_HOME": home}}, []string{"relay", "denied"})
+		if code != exitFail || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("riff relay denied < %q = %d, %q, %q; want exit 1 and %q", tc.stdin, code, stdout, stderr, tc.want)
+		}
+	}
+	if kept, err := keptDenied(filepath.Join(home, "state")); err != nil || len(kept) != 0 {
+		t.Errorf("the local folder keeps %v, %v; want nothing", kept, err)
+	}
+}
