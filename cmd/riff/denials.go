@@ -111,7 +111,7 @@ func (c *cli) denials(ctx context.Context, args []string, since, format string) 
 func (c *cli) readDenials(ctx context.Context, me name.SessionURI) ([]denial, bool, error) {
 	var out []denial
 	var after uint64
-	lost := false
+	lost, first := false, true
 	for {
 		r, err := riffclient.Send(ctx, c.client, wire.Read{Me: me, Thread: string(name.Denials), All: true, After: after})
 		if err != nil {
@@ -123,8 +123,10 @@ func (c *cli) readDenials(ctx context.Context, me name.SessionURI) ([]denial, bo
 				continue
 			}
 			for _, m := range page.Messages {
-				if after == 0 && len(out) == 0 && m.Seq > 1 {
-					lost = true
+				// The first kept message is not the first of the thread:
+				// the server no longer keeps the ones before it.
+				if first {
+					lost, first = m.Seq > 1, false
 				}
 				if tags, input, ok := parseDenied(m.Body); ok {
 					out = append(out, denial{seq: m.Seq, atMs: m.AtMs, tags: tags, input: input, line: m.Body})

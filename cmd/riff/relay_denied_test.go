@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/secret"
+	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // The secrets of the tests of riff relay denied, made by the tests.
@@ -176,5 +181,99 @@ func TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKee
 	}
 	if kept, err := keptDenied(filepath.Join(home, "state")); err != nil || len(kept) != 0 {
 		t.Errorf("the local folder keeps %v, %v; want nothing", kept, err)
+	}
+}
+
+// TestGivenTheSetUpOfAgentsMdWhenClaudeCodeRunsItsHookThenItIsRiffRelayDenied:
+// the hook that docs/agents.md gives to copy is the PermissionDenied hook
+// and runs riff relay denied.
+func TestGivenTheSetUpOfAgentsMdWhenClaudeCodeRunsItsHookThenItIsRiffRelayDenied(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "agents.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "### The set-up")
+	if !ok {
+		t.Fatal("docs/agents.md has no set-up of riff relay denied")
+	}
+	_, block, _ := strings.Cut(rest, "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	var settings struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(block), &settings); err != nil {
+		t.Fatalf("the settings of docs/agents.md are no JSON: %v\n%s", err, block)
+	}
+	denied := settings.Hooks["PermissionDenied"]
+	if len(denied) != 1 || len(denied[0].Hooks) != 1 || denied[0].Hooks[0].Type != "command" {
+		t.Fatalf("the settings hold %+v; want one command hook of PermissionDenied", settings.Hooks)
+	}
+	words := strings.Fields(denied[0].Hooks[0].Command)
+	if len(words) != 3 || words[0] != "riff" {
+		t.Fatalf("the hook runs %q; want riff relay denied", denied[0].Hooks[0].Command)
+	}
+	top, ok := (&cli{system: &system{}}).commands()[words[1]]
+	if !ok {
+		t.Fatalf("riff has no command %q", words[1])
+	}
+	if sub, ok := subcommand(top, words[2]); !ok || sub.flags == nil {
+		t.Errorf("riff %s has no subcommand %q that runs", words[1], words[2])
+	}
+}
+
+// TestGivenMoreRecordsThanOnePageWhenRiffDenialsCountsThenItReadsEachPageAndSaysWhatTheServerNoLongerKeeps:
+// riff denials reads the pages of the thread with after, counts each
+// record, and says when the first kept message is not the first of the
+// thread.
+func TestGivenMoreRecordsThanOnePageWhenRiffDenialsCountsThenItReadsEachPageAndSaysWhatTheServerNoLongerKeeps(t *testing.T) {
+	var afters []uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(wire.HeaderBuild, testBuild)
+		var q wire.Read
+		if r.URL.Path != "/v1/read" || json.NewDecoder(r.Body).Decode(&q) != nil || q.Thread != "denials" || !q.All {
+			http.Error(w, "unexpected call", http.StatusBadRequest)
+			return
+		}
+		afters = append(afters, q.After)
+		page := wire.ThreadPage{Thread: "denials"}
+		from, to := uint64(101), uint64(150)
+		if q.After > 0 {
+			from, to = q.After+1, 300
+		}
+		for seq := from; seq <= to; seq++ {
+			rec := keptRecord{Me: name.SessionURI{User: "ann", Host: "kiwi", Repo: "acme/web", Session: "a0000001-0000"}, Reason: "production-deploy", Tool: "Bash", Head: "git push", Input: fmt.Sprintf("git push %d", seq)}
+			page.Messages = append(page.Messages, wire.Message{Thread: "denials", Seq: seq, AtMs: int64(seq) * 1000, Kind: record.MessageNote, Body: deniedLine(rec, "worker", "-")})
+		}
+		page.Messages = append(page.Messages, wire.Message{Thread: "denials", Seq: to + 1, Kind: record.MessageNote, Body: "a note that is no record"})
+		page.More, page.Last = q.After == 0, to+1
+		_ = json.NewEncoder(w).Encode(wire.ReadReply{Threads: []wire.ThreadPage{page}})
+	}))
+	defer srv.Close()
+	stdout, stderr, code := inProcess(repoDir(t), srv.URL)(t, golden{}, []string{"denials"})
+	if code != exitOK || stderr != "" {
+		t.Fatalf("riff denials = %d, %q", code, stderr)
+	}
+	if len(afters) != 2 || afters[0] != 0 || afters[1] != 151 {
+		t.Errorf("riff denials read after %v; want 0, then 151", afters)
+	}
+	for _, want := range []string{
+		"199 refusals of auto mode.\n",
+		"riff-server keeps the last 200 messages of the thread denials: older records are not counted.\n",
+		"By reason\n  199  production-deploy\n",
+		"The last 20\n",
+		": git push 281\n", ": git push 300\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("riff denials shows no %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, ": git push 280\n") {
+		t.Errorf("riff denials shows more than the last 20:\n%s", stdout)
 	}
 }
