@@ -253,14 +253,23 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 		t.Fatalf("riff claim: %s", stderr)
 	}
 	mustSend(t, c, wire.Join{Me: me, Thread: string(name.Denials)})
+	// A record kept 10 minutes ago: the person of the session posts it,
+	// so that the session gets no sign of life from it.
+	var old deniedInput
+	if err := json.Unmarshal(hookInput(t, "mcp-tool.json", repo), &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := keepDenied(folder, makeDenied(old, me, time.Now().Add(-10*time.Minute), nil)); err != nil {
+		t.Fatal(err)
+	}
 
 	stdout, stderr, code = runHook(t, bin, repo, server, env, hookInput(t, "bash-env-token.json", repo))
 	if code != exitOK || stdout != "" || stderr != "" {
 		t.Fatalf("riff relay denied with a server = exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
 	lines = waitSends(t, folder, 3)
-	if l := lines[2]; l.Posted != 3 || l.Kept != 0 || l.Error != "" || l.Severity != "INFO" {
-		t.Errorf("the sender with a server wrote %+v; want posted 3, kept 0", l)
+	if l := lines[2]; l.Posted != 4 || l.Kept != 0 || l.Error != "" || l.Severity != "INFO" {
+		t.Errorf("the sender with a server wrote %+v; want posted 4, kept 0", l)
 	}
 	if kept := keptFiles(t, folder); len(kept) != 0 {
 		t.Errorf("after the post the local folder keeps %v; want none", kept)
@@ -272,13 +281,20 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	var bodies []string
 	for _, page := range read.Threads {
 		for _, m := range page.Messages {
-			if m.Kind != record.MessageNote || m.Sender.Session != hookSession {
-				t.Errorf("message %d is a %s of %s; want a note of the session", m.Seq, m.Kind, m.Sender)
+			sender := hookSession
+			if m.Seq == 1 {
+				sender = "" // the person of the session
+			}
+			if m.Kind != record.MessageNote || m.Sender.Session != sender || m.Sender.User != "mike" {
+				t.Errorf("message %d is a %s of %s; want a note of mike/%s", m.Seq, m.Kind, m.Sender, sender)
+			}
+			if !strings.Contains(m.Body, " session="+hookSession[:8]+" ") {
+				t.Errorf("message %d = %q; want the tag of the session", m.Seq, m.Body)
 			}
 			bodies = append(bodies, m.Body)
 		}
 	}
-	want := []string{"git push https://mike:[secret]@", "/home/mike/.config/gh/hosts.yml", "GH_TOKEN=[secret] gh release create"}
+	want := []string{`{"owner":"como-technologies"`, "git push https://mike:[secret]@", "/home/mike/.config/gh/hosts.yml", "GH_TOKEN=[secret] gh release create"}
 	if len(bodies) != len(want) {
 		t.Fatalf("the thread denials holds %d messages; want %d:\n%s", len(bodies), len(want), strings.Join(bodies, "\n"))
 	}
@@ -298,7 +314,7 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 		}
 	}
 
-	// riff denials through a pipe: 25 records, so the last 20 are a part.
+	// riff denials through a pipe: 26 records, so the last 20 are a part.
 	postDenials(t, c)
 	norm := func(s string) string {
 		s = regexp.MustCompile(`"time": "[^"]+"`).ReplaceAllString(s, `"time": "TIME"`)

@@ -48,6 +48,11 @@ const (
 	// deniedSendFor bounds the life of the detached sender: with a
 	// server that accepts and never answers it still ends.
 	deniedSendFor = 2 * time.Minute
+	// deniedStale is the age after which a kept record is posted by the
+	// person of its session, not the session: each call of a session is
+	// a sign of life, and a session that ended since (a kill gives no
+	// end) must not look live for 3 more minutes.
+	deniedStale = time.Minute
 )
 
 // keptDir is the folder of the kept records in the local folder.
@@ -406,8 +411,9 @@ func (c *cli) sendDenied(ctx context.Context) (err error) {
 			return knownf("riff relay denied --send cannot remove the posted record %s: %v", path, err)
 		}
 		sent++
-		if !slices.ContainsFunc(posted, func(u name.SessionURI) bool { return u.Who() == rec.Me.Who() }) {
-			posted = append(posted, rec.Me)
+		if poster := posterOf(rec, c.now()); !poster.IsPerson() &&
+			!slices.ContainsFunc(posted, func(u name.SessionURI) bool { return u.Who() == poster.Who() }) {
+			posted = append(posted, poster)
 		}
 	}
 	// The session leaves the thread after the post: its threads and
@@ -480,13 +486,27 @@ type deniedSender struct {
 	rows map[string]wire.WhoRow
 }
 
+// posterOf gives the caller that posts a record: its session, or the
+// person of its session (at the same place) when the record is older
+// than deniedStale. The tags name the session either way.
+func posterOf(rec keptRecord, now time.Time) name.SessionURI {
+	if now.UnixMilli()-rec.AtMs <= deniedStale.Milliseconds() {
+		return rec.Me
+	}
+	person := rec.Me
+	person.Session = ""
+	return person
+}
+
 // post posts one record as a note to the thread denials, with the role
 // and the claims of its session from who.
 func (s *deniedSender) post(ctx context.Context, rec keptRecord) error {
+	poster := posterOf(rec, s.c.now())
 	key := rec.Me.Who().String()
 	row, ok := s.rows[key]
 	if !ok {
-		who, err := riffclient.Send(ctx, s.c.client, wire.Who{Me: rec.Me})
+		// All: the row of a session that is gone since its record.
+		who, err := riffclient.Send(ctx, s.c.client, wire.Who{Me: poster, All: true})
 		if err != nil {
 			return err
 		}
@@ -499,7 +519,7 @@ func (s *deniedSender) post(ctx context.Context, rec keptRecord) error {
 	}
 	body := deniedLine(rec, roleOf(row.Role), claimsOf(row.URI))
 	_, err := riffclient.Send(ctx, s.c.client, wire.Post{
-		Me: rec.Me, Thread: string(name.Denials), Kind: record.MessageNote, Body: body, Key: "denied-" + rec.ID,
+		Me: poster, Thread: string(name.Denials), Kind: record.MessageNote, Body: body, Key: "denied-" + rec.ID,
 	})
 	return err
 }

@@ -277,3 +277,20 @@ func TestGivenMoreRecordsThanOnePageWhenRiffDenialsCountsThenItReadsEachPageAndS
 		t.Errorf("riff denials shows more than the last 20:\n%s", stdout)
 	}
 }
+
+// TestGivenARecordKeptForMoreThanAMinuteWhenItIsPostedThenThePersonPostsItAndTheSessionGetsNoSignOfLife:
+// a post is a sign of life of its caller; a session that ended since its
+// refusal must not look live again.
+func TestGivenARecordKeptForMoreThanAMinuteWhenItIsPostedThenThePersonPostsItAndTheSessionGetsNoSignOfLife(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Session: "25456ff6-aaaa"}
+	fresh := keptRecord{Me: me, AtMs: now.Add(-deniedStale).UnixMilli()}
+	if got := posterOf(fresh, now); got.String() != me.String() {
+		t.Errorf("posterOf(a record of a minute) = %s; want the session %s", got, me)
+	}
+	stale := keptRecord{Me: me, AtMs: now.Add(-deniedStale - time.Millisecond).UnixMilli()}
+	got := posterOf(stale, now)
+	if !got.IsPerson() || got.User != "mike" || got.Host != "pangolin" || got.Repo != "acme/app" {
+		t.Errorf("posterOf(an older record) = %s; want the person mike@pangolin at acme/app", got)
+	}
+}
