@@ -36,7 +36,7 @@ func BenchmarkHandlerAlive(b *testing.B) {
 	}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
 		Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { e.Close(errors.New("the benchmark ends")) })
+	b.Cleanup(func() { e.Halt(errors.New("the benchmark ends")) })
 	if err := e.MakeRiff(ctx, "bench"); err != nil {
 		b.Fatal(err)
 	}

@@ -2,11 +2,10 @@ package riffstate
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/secret"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -43,45 +42,10 @@ func (n SetNotes) Reply(c Caller, v View, d Done, now Now) wire.TextReply {
 	return wire.TextReply{Text: fmt.Sprintf("The notes of the lead of %s in %s are saved (%d bytes).", c.URI.User, set.Thread, len(n.Text))}
 }
 
-// tokenShapes are the shapes of the common secrets: keys of GitHub,
-// Google, AWS, Slack and OpenAI-style APIs, JWTs, private keys, and a
-// long run of base64 that mixes cases and digits.
-var tokenShapes = regexp.MustCompile(`(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|ya29\.[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_\-]{20,}|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+|-----BEGIN [A-Z ]*PRIVATE KEY-----)`)
-
-var longRun = regexp.MustCompile(`[A-Za-z0-9+/_\-]{40,}`)
-
 // LooksLikeToken says whether text holds what looks like a token, and on
-// which line (from 1).
-func LooksLikeToken(text string) (int, bool) {
-	for i, line := range strings.Split(text, "\n") {
-		if tokenShapes.MatchString(line) {
-			return i + 1, true
-		}
-		for _, run := range longRun.FindAllString(line, -1) {
-			if mixed(run) {
-				return i + 1, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// mixed says whether a run has upper and lower case letters and digits:
-// a hash in hex or a word does not.
-func mixed(s string) bool {
-	var upper, lower, digit bool
-	for _, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			upper = true
-		case r >= 'a' && r <= 'z':
-			lower = true
-		case r >= '0' && r <= '9':
-			digit = true
-		}
-	}
-	return upper && lower && digit
-}
+// which line (from 1): the rule of the shape of a secret is in
+// riffcore/secret, which riff relay denied uses too.
+func LooksLikeToken(text string) (int, bool) { return secret.LooksLikeToken(text) }
 
 // Notes gives the notes of the lead of user in thread, and with
 // history each old text. Only the user and the owner read them; in a

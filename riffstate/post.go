@@ -17,7 +17,9 @@ import (
 // direct thread) and it matches each named field of one selector. A
 // selector with lead=true that matches no live session wakes each live
 // session with no claim that its other fields match, when the user has
-// no live lead. The sender never wakes itself. A note wakes nobody. A
+// no live lead. The sender never wakes itself. A note wakes nobody. The
+// thread denials takes notes only (the guide, "See the refusals of auto
+// mode"), so a refusal wakes no session. A
 // post with the key of a kept message of the same person is dropped.
 type Post struct {
 	wire.Post
@@ -78,6 +80,9 @@ func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 	thread, to, err := p.target(c, v, now)
 	if err != nil {
 		return Handled{}, err
+	}
+	if thread == name.Denials && kind != record.MessageNote {
+		return Handled{}, bad("the thread denials takes notes only: riff relay denied posts each refusal of auto mode there as a note, and a note wakes no session")
 	}
 	if _, dropped := p.keptAs(c, v, thread); dropped {
 		return Handled{}, nil

@@ -342,3 +342,13 @@ func TestLeadOfASessionOutsideARepositoryIsRefused(t *testing.T) {
 	f := given(t, rec("ann/lead", "register", record.SessionStarted{Session: uriIn("ann/lead", string(name.NoRepo)), Reason: record.ReasonJoin}))
 	f.when("ann", lead("lead")).thenRefused(wire.BadRequest)
 }
+
+func TestGivenTheThreadDenialsWhenASessionPostsAMessageThereThenItIsRefusedAndANoteIsTaken(t *testing.T) {
+	f := given(t, threeMembers())
+	f.when("ann/wrk1", post("denials", "denied reason=x tool=Bash: ls", "user=ann")).
+		thenReason(wire.BadRequest, "the thread denials takes notes only")
+	f.when("ann/wrk1", postKind("denials", record.MessageStatus, "busy")).
+		thenReason(wire.BadRequest, "the thread denials takes notes only")
+	f.when("ann/wrk1", postKind("denials", record.MessageNote, "denied reason=x tool=Bash: ls", "user=ann")).
+		then(posted("ann/wrk1", "denials", 1, record.MessageNote, sels("user=ann")))
+}

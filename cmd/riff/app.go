@@ -28,7 +28,9 @@ const (
 // system is what a run of riff gets from its process: the env, the
 // streams, the clock, the directory and the build. Tests give their own.
 type system struct {
-	env      func(string) string
+	env func(string) string
+	// environ gives each env var as NAME=VALUE (os.Environ); nil is none.
+	environ  func() []string
 	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
@@ -48,6 +50,14 @@ type system struct {
 	// that the server replied (a refused connect after a restart of the
 	// server is tried again).
 	shared *riffclient.Client
+}
+
+// environOf gives the env vars of the process, or none.
+func (s *system) environOf() []string {
+	if s.environ == nil {
+		return nil
+	}
+	return s.environ()
 }
 
 // usageError is a bad command line.
@@ -232,6 +242,17 @@ func (n *noteWriter) Write(p []byte) (int, error) {
 // me gives the URI of the caller: the session of --session or
 // RIFF_SESSION, else the person, at the place of the working directory.
 func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
+	dir, err := c.workDir()
+	if err != nil {
+		return name.SessionURI{}, err
+	}
+	return c.meAt(ctx, dir, c.g.session)
+}
+
+// meAt gives the URI of the caller at the place of dir: the session of
+// session, else the person. A hook of an agent tool names both in its
+// input.
+func (c *cli) meAt(ctx context.Context, dir, session string) (name.SessionURI, error) {
 	user, err := c.user()
 	if err != nil {
 		return name.SessionURI{}, err
@@ -248,16 +269,12 @@ func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
 	if name.CheckHost(host) != nil {
 		host = safeWord(host)
 	}
-	dir, err := c.workDir()
-	if err != nil {
-		return name.SessionURI{}, err
-	}
 	p, err := findPlace(ctx, dir)
 	if err != nil {
 		return name.SessionURI{}, err
 	}
 	u := name.SessionURI{User: user, Host: host, Worktree: p.worktree}
-	if session := c.g.session; session != "" {
+	if session != "" {
 		if err := name.CheckSessionID(session); err != nil {
 			return name.SessionURI{}, knownf("the session ID %q is not a session ID: %s", session, err)
 		}

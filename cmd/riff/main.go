@@ -38,6 +38,7 @@ func main() {
 func run(ctx context.Context, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s := &system{
 		env:      env,
+		environ:  os.Environ,
 		stdin:    stdin,
 		stdout:   stdout,
 		stderr:   stderr,

@@ -13,6 +13,8 @@ func relayCommand() command {
   riff relay watch [--follow]   one line for each message that wakes the session
   riff relay hook               the hooks of the agent tool: keeps the newest fact of the session
   riff relay prompt             the UserPromptSubmit hook of a lead: a prompt ends its wait
+  riff relay denied             the PermissionDenied hook: posts a refusal of auto mode
+                                to the thread denials, and never waits for riff-server
 
 The session is --session or RIFF_SESSION; riff relay mcp also reads
 CLAUDE_SESSION_ID. RIFF_KEEPALIVE_EVERY (a duration, for example 10s)
@@ -25,5 +27,5 @@ sets the time between two keep-alives: 1m by default, 10s in a worker
 
 // relaySubcommands are the words of riff relay.
 func relaySubcommands() []command {
-	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt()}
+	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt(), relayDenied()}
 }

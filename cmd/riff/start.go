@@ -40,6 +40,9 @@ and the detail of its state. you marks your own row.
 			},
 			interspersed: true,
 		},
+		// riff denials shows what the sessions do, as who does: its entry
+		// is in denials.go.
+		denialsCommand(),
 		{
 			name: "server", usage: "server", short: "show the riff that riff uses, its release and its facts",
 			long: `Shows the riff that riff uses and where that choice comes from, its release
