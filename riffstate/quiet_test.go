@@ -103,14 +103,7 @@ func TestGivenAStartOfTheServerThenTheClaimTimerOfEachSessionStartsAtTheLoad(t *
 	f := given(t, member("ann/wrk1", true), member("bob/bwk1", true), claimRec("ann/wrk1", repo, "issue-7"))
 	// A start an hour later: the presence is new, the claims came back
 	// with the log.
-	data, err := f.s.EncodeCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.s, err = LoadCheckpoint(data, f.s.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.restart()
 	f.after(hour)
 	f.s.Loaded(f.now)
 	f.after(5*minute - 1)

@@ -62,16 +62,9 @@ func TestGivenARestartThenTheSeenOfASessionIsTheTimeOfItsLastCallBeforeTheStop(t
 	f.after(20 * minute)
 	Called{Place: uri("bob/bwk1").Place()}.Set(f.s.presence, whoOf("bob/bwk1"), f.now)
 	f.after(10*minute).seen("bob/bwk1", "ann/wrk1")
-	data, err := f.s.EncodeCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	// when the server starts again an hour later
-	f.s, err = LoadCheckpoint(data, f.s.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.restart()
 	f.after(hour)
 	f.s.Loaded(f.now)
 	f.after(minute)
