@@ -146,6 +146,10 @@ func New(u *url.URL, o Options) *Client {
 // Server gives the URL of the server.
 func (c *Client) Server() *url.URL { return c.server }
 
+// Build gives the build of this riff, which each call names: the
+// keep-alive of a relay tells it the server too.
+func (c *Client) Build() build.Build { return c.build }
+
 // ReachError is a refused connect to a server that never replied to this
 // Client: riff-server does not run there.
 type ReachError struct {

@@ -65,15 +65,15 @@ type Live struct {
 	// ActivityMs is the time of the hook that gave it, ActivitySentMs
 	// the time of the last keep-alive that carried it: a fact is the
 	// work of now only while keep-alives carry it.
-	Activity       string  `json:"-"`
-	ActivityMs     int64   `json:"-"`
-	ActivitySentMs int64   `json:"-"`
-	Container      bool    `json:"-"`
-	Binary         string  `json:"-"`
-	Machine        string  `json:"-"`
-	Status         *TextAt `json:"status,omitempty"`
-	Block          *TextAt `json:"block,omitempty"`
-	Step           *Step   `json:"step,omitempty"`
+	Activity       string       `json:"-"`
+	ActivityMs     int64        `json:"-"`
+	ActivitySentMs int64        `json:"-"`
+	Container      bool         `json:"-"`
+	Binary         *wire.Binary `json:"-"`
+	Machine        string       `json:"-"`
+	Status         *TextAt      `json:"status,omitempty"`
+	Block          *TextAt      `json:"block,omitempty"`
+	Step           *Step        `json:"step,omitempty"`
 }
 
 // TextAt is a text with the time it was set: a status, or the reason of a block.
@@ -201,7 +201,8 @@ type Alive struct {
 	ActivitySecs *int64
 	PromptSecs   *int64
 	Container    bool
-	Binary       string
+	// Binary is the riff of the session; nil keeps the one before.
+	Binary *wire.Binary
 }
 
 // Place is the place of the session, from a register or a move.
@@ -292,8 +293,9 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	if s.Container {
 		l.Container = true
 	}
-	if s.Binary != "" {
-		l.Binary = s.Binary
+	if s.Binary != nil {
+		b := *s.Binary
+		l.Binary = &b
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -155,6 +156,11 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 	}
 	if n := utf8.RuneCountInString(q.Activity); n > wire.MaxStatus {
 		return nil, wire.Refuse(wire.BadRequest, "the activity has %d characters, more than %d", n, wire.MaxStatus)
+	}
+	if q.Binary != nil {
+		if _, err := build.ParseBuild(q.Binary.Build); err != nil {
+			return nil, wire.Refuse(wire.BadRequest, "binary.build is not the build of a riff: %v", err)
+		}
 	}
 	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
 }

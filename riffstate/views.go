@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -37,6 +38,28 @@ func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
 		return false
 	}
 	return now.Ms-calledMs >= OfflineMs
+}
+
+// RunsOldRiff says whether a session runs an old riff (the guide, "Update
+// a session that runs an old riff"): the file of its riff was replaced
+// since it started, or its build is older than the server's (a lower
+// version, or the same version from an older commit). A session whose
+// riff told no build (a riff from before the mark) runs no old riff.
+func (v View) RunsOldRiff(w name.Who) bool {
+	l := v.presence.Live(w)
+	if l == nil || l.Binary == nil {
+		return false
+	}
+	if l.Binary.Replaced {
+		return true
+	}
+	server, err := build.ParseBuild(v.opts.Build)
+	if err != nil {
+		return false
+	}
+	// The keep-alive was checked: its build parses.
+	client, err := build.ParseBuild(l.Binary.Build)
+	return err == nil && build.Older(server, client) == build.Client
 }
 
 // Whoami gives the URI of the caller as the riff holds it, with its
@@ -90,7 +113,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	w := s.URI.Who()
 	l := v.presence.Live(w)
 	marked := v.Marked(s, now)
-	row := wire.WhoRow{URI: marked, You: w == c.Who()}
+	row := wire.WhoRow{URI: marked, You: w == c.Who(), Update: v.RunsOldRiff(w)}
 	// seen is the time since the last call: a keep-alive does not change
 	// it, and a start of the server keeps it (the checkpoint saves it).
 	called := v.CalledMs(s)

@@ -36,12 +36,23 @@ var relayTools = []string{"whoami", "who", "threads", "read", "post", "tell", "s
 // directory.
 func buildRiff(t *testing.T, names ...string) string {
 	t.Helper()
+	return buildRiffVersion(t, "", names...)
+}
+
+// buildRiffVersion is buildRiff with the version that -ldflags sets ("" is
+// the default version of each binary).
+func buildRiffVersion(t *testing.T, version string, names ...string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("the relay tests build binaries")
 	}
 	bin := t.TempDir()
 	for _, n := range names {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, n), "./"+n)
+		args := []string{"build", "-o", filepath.Join(bin, n)}
+		if version != "" {
+			args = append(args, "-ldflags", "-X main.version="+version)
+		}
+		cmd := exec.Command("go", append(args, "./"+n)...)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", n, err, out)

@@ -123,6 +123,11 @@ type WhoRow struct {
 	Gone   bool            `json:"gone,omitempty"`
 	// SeenMs is the time of the last call of the session.
 	SeenMs int64 `json:"seen_ms,omitempty"`
+	// Update says that the session runs an old riff: a build older than
+	// the server's, or a file that was replaced since it started. riff top
+	// marks it ↑ and counts it on its host (the guide, "Update a session
+	// that runs an old riff").
+	Update bool `json:"update,omitempty"`
 }
 
 // WhoamiReply gives the URI of the caller as the server holds it, the

@@ -18,7 +18,22 @@ type Alive struct {
 	ActivitySecs *int64 `json:"activity_secs,omitempty"`
 	PromptSecs   *int64 `json:"prompt_secs,omitempty"`
 	Container    bool   `json:"container,omitempty"`
-	Binary       string `json:"binary,omitempty"`
+	// Binary is the riff that sends the keep-alive: the process that lives
+	// as long as the session (riff relay mcp, riff relay watch, the riff
+	// daemon). None keeps the one that the server holds.
+	Binary *Binary `json:"binary,omitempty"`
+}
+
+// Binary is the riff of a session, as its keep-alive tells it: the build
+// of the running riff, and whether its file was replaced since it started
+// (for example by riff update). who marks a session whose riff is older
+// than the server, or replaced (the guide, "Update a session that runs an
+// old riff").
+type Binary struct {
+	// Build is the header form of the build, as riff-build carries it:
+	// "0.4.3 7213825ab1c2 2026-09-27T20:10:44Z".
+	Build    string `json:"build"`
+	Replaced bool   `json:"replaced,omitempty"`
 }
 
 // The activities of a keep-alive, as "The state of a session" shows
