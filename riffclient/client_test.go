@@ -27,6 +27,15 @@ type counter struct {
 
 func newCounter() *counter { return &counter{tries: map[string]int{}, runs: map[string]int{}} }
 
+// wantOneTryNoWait fails the test unless the client sent one call, once,
+// and never waited to try again.
+func wantOneTryNoWait(t *testing.T, count *counter, clock *fakeClock) {
+	t.Helper()
+	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
+		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
+	}
+}
+
 func (c *counter) try(id string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -147,9 +156,7 @@ func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing
 			if err.Error() != want {
 				t.Errorf("Send(claim) = %q; want %q", err, want)
 			}
-			if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-				t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-			}
+			wantOneTryNoWait(t, count, clock)
 		})
 	}
 }
@@ -172,9 +179,7 @@ func TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesN
 	if err.Error() != want {
 		t.Errorf("Facts = %q; want %q", err, want)
 	}
-	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-	}
+	wantOneTryNoWait(t, count, clock)
 }
 
 func TestRefusalIsNotRetried(t *testing.T) {
@@ -195,9 +200,7 @@ func TestRefusalIsNotRetried(t *testing.T) {
 	if diff := cmp.Diff(want, refused); diff != "" {
 		t.Errorf("refusal (-want +got):\n%s", diff)
 	}
-	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-	}
+	wantOneTryNoWait(t, count, clock)
 }
 
 func TestBudget(t *testing.T) {
