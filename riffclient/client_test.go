@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -26,6 +27,24 @@ type counter struct {
 }
 
 func newCounter() *counter { return &counter{tries: map[string]int{}, runs: map[string]int{}} }
+
+// serveOneTry serves h, counting the tries of each call, and gives a
+// client of it and wantOneTry, which fails the test unless the client
+// sent one call, once, and never waited to try again.
+func serveOneTry(t *testing.T, h http.HandlerFunc) (c *Client, srv *httptest.Server, wantOneTry func()) {
+	t.Helper()
+	count := newCounter()
+	c, clock, _, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		count.try(r.Header.Get(wire.HeaderCall))
+		h(w, r)
+	})
+	return c, srv, func() {
+		t.Helper()
+		if len(clock.Waits()) != 0 || len(count.tries) != 1 {
+			t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
+		}
+	}
+}
 
 func (c *counter) try(id string) int {
 	c.mu.Lock()
@@ -130,9 +149,7 @@ func TestSendRetriesWithOneCallID(t *testing.T) {
 func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusTooManyRequests} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
-			count := newCounter()
-			c, clock, _, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-				count.try(r.Header.Get(wire.HeaderCall))
+			c, srv, wantOneTry := serveOneTry(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set(wire.HeaderBuild, buildA)
 				w.WriteHeader(status)
 				io.WriteString(w, "riff-server: the write failed "+strings.Repeat("and its text is long ", 20))
@@ -147,9 +164,7 @@ func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing
 			if err.Error() != want {
 				t.Errorf("Send(claim) = %q; want %q", err, want)
 			}
-			if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-				t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-			}
+			wantOneTry()
 		})
 	}
 }
@@ -157,9 +172,7 @@ func TestGivenA500Or429WithABuildWhenACallGetsItThenItIsNotTriedAgain(t *testing
 // TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesNotAnswer:
 // riff server asks once, and says to run it again.
 func TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesNotAnswer(t *testing.T) {
-	count := newCounter()
-	c, clock, _, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		count.try(r.Header.Get(wire.HeaderCall))
+	c, srv, wantOneTry := serveOneTry(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, "The request was aborted because there was no available instance.")
 	})
@@ -172,15 +185,11 @@ func TestGivenAReplyOfCloudRunWhenRiffServerAsksTheFactsThenItSaysTheServerDoesN
 	if err.Error() != want {
 		t.Errorf("Facts = %q; want %q", err, want)
 	}
-	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-	}
+	wantOneTry()
 }
 
 func TestRefusalIsNotRetried(t *testing.T) {
-	count := newCounter()
-	c, clock, _, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		count.try(r.Header.Get(wire.HeaderCall))
+	c, _, wantOneTry := serveOneTry(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(wire.HeaderBuild, buildA)
 		w.Header().Set(wire.HeaderRefused, string(wire.Held))
 		w.WriteHeader(http.StatusConflict)
@@ -195,9 +204,7 @@ func TestRefusalIsNotRetried(t *testing.T) {
 	if diff := cmp.Diff(want, refused); diff != "" {
 		t.Errorf("refusal (-want +got):\n%s", diff)
 	}
-	if len(clock.Waits()) != 0 || len(count.tries) != 1 {
-		t.Errorf("tries %v, waits %v; want one try and no wait", count.tries, clock.Waits())
-	}
+	wantOneTry()
 }
 
 func TestBudget(t *testing.T) {

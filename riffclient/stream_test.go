@@ -314,66 +314,79 @@ func cloudRun(h http.Handler, faults map[string][]int) http.HandlerFunc {
 // TestGivenA500Or429OfCloudRunWhenAStreamOpensThenItOpensAgain: the tail
 // and the watch try again as after a 503, also in the catch-up read.
 func TestGivenA500Or429OfCloudRunWhenAStreamOpensThenItOpensAgain(t *testing.T) {
-	t.Run("tail", func(t *testing.T) {
-		f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){
-			func(s *stream) { s.waitRead(); s.post(true); s.block() },
-		}}
-		srv := newServer(t, cloudRun(f, map[string][]int{
+	for _, tc := range []struct {
+		name   string
+		script func(s *stream)
+		faults map[string][]int
+		call   string
+		open   func(ctx context.Context, c *Client, show func(Event) error) error
+		// last gives the text of the event that ends the stream.
+		last func(e Event) (string, bool)
+		want []string
+	}{{
+		name:   "tail",
+		script: func(s *stream) { s.waitRead(); s.post(true); s.block() },
+		faults: map[string][]int{
 			"/v1/tail": {http.StatusInternalServerError, http.StatusTooManyRequests},
 			"/v1/read": {http.StatusInternalServerError},
-		}))
-		u, _ := url.Parse(srv.URL)
-		c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		var got []string
-		err := c.Tail(ctx, wire.Tail{Thread: "acme/app"}, func(e Event) error {
-			if e.Type == wire.EventMessage {
-				got = append(got, fmt.Sprint(e.Message.Seq))
-				cancel()
-				return nil
+		},
+		call: "Tail",
+		open: func(ctx context.Context, c *Client, show func(Event) error) error {
+			return c.Tail(ctx, wire.Tail{Thread: "acme/app"}, show)
+		},
+		last: func(e Event) (string, bool) {
+			if e.Type != wire.EventMessage {
+				return "", false
 			}
-			got = append(got, e.Type)
-			return nil
-		})
-		if err != nil || ctx.Err() == context.DeadlineExceeded {
-			t.Fatalf("Tail = %v, %v; shown %v", err, ctx.Err(), got)
-		}
-		if diff := cmp.Diff([]string{"down", "back", "1"}, got); diff != "" {
-			t.Errorf("events (-want +got):\n%s", diff)
-		}
-	})
-	t.Run("watch", func(t *testing.T) {
-		f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){
-			func(s *stream) {
-				s.send(wire.Event{Type: wire.EventWake, Wake: &wire.Wake{Thread: "acme/app", Seq: 7, From: "mike/a6cf"}})
-				s.block()
-			},
-		}}
-		srv := newServer(t, cloudRun(f, map[string][]int{
+			return fmt.Sprint(e.Message.Seq), true
+		},
+		want: []string{"down", "back", "1"},
+	}, {
+		name: "watch",
+		script: func(s *stream) {
+			s.send(wire.Event{Type: wire.EventWake, Wake: &wire.Wake{Thread: "acme/app", Seq: 7, From: "mike/a6cf"}})
+			s.block()
+		},
+		faults: map[string][]int{
 			"/v1/watch": {http.StatusTooManyRequests, http.StatusInternalServerError},
-		}))
-		u, _ := url.Parse(srv.URL)
-		c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		var got []string
-		err := c.Watch(ctx, wire.Watch{}, func(e Event) error {
-			if e.Type == wire.EventWake {
-				got = append(got, fmt.Sprintf("wake %d", e.Wake.Seq))
-				cancel()
-				return nil
+		},
+		call: "Watch",
+		open: func(ctx context.Context, c *Client, show func(Event) error) error {
+			return c.Watch(ctx, wire.Watch{}, show)
+		},
+		last: func(e Event) (string, bool) {
+			if e.Type != wire.EventWake {
+				return "", false
 			}
-			got = append(got, e.Type)
-			return nil
+			return fmt.Sprintf("wake %d", e.Wake.Seq), true
+		},
+		want: []string{"down", "back", "wake 7"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeThread{t: t, reads: make(chan struct{}, 1), scripts: []func(s *stream){tc.script}}
+			srv := newServer(t, cloudRun(f, tc.faults))
+			u, _ := url.Parse(srv.URL)
+			c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock()})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var got []string
+			err := tc.open(ctx, c, func(e Event) error {
+				if text, ok := tc.last(e); ok {
+					got = append(got, text)
+					cancel()
+					return nil
+				}
+				got = append(got, e.Type)
+				return nil
+			})
+			if err != nil || ctx.Err() == context.DeadlineExceeded {
+				t.Fatalf("%s = %v, %v; shown %v", tc.call, err, ctx.Err(), got)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
 		})
-		if err != nil || ctx.Err() == context.DeadlineExceeded {
-			t.Fatalf("Watch = %v, %v; shown %v", err, ctx.Err(), got)
-		}
-		if diff := cmp.Diff([]string{"down", "back", "wake 7"}, got); diff != "" {
-			t.Errorf("events (-want +got):\n%s", diff)
-		}
-	})
+	}
 }
 
 // TestGivenA500WithABuildWhenAStreamOpensThenItEnds: the server's own

@@ -196,36 +196,7 @@ func BenchmarkFsyncRate(b *testing.B) {
 //
 //	go test -run '^$' -bench HandlerClaimRelease -benchtime 200000x -count 5 ./riffengine
 func BenchmarkHandlerClaimRelease(b *testing.B) {
-	ctx := context.Background()
-	st := mem.New()
-	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
-		Logger: slog.New(slog.DiscardHandler)})
-	b.Cleanup(func() { e.Halt(errors.New("the benchmark ends")) })
-	if err := e.MakeRiff(ctx, "bench"); err != nil {
-		b.Fatal(err)
-	}
-	e.SetServing(true, "")
-	h := riffengine.NewHandler(e, riffengine.NoSignIn{})
-	send := func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte) {
-		w.reset()
-		body.Reset(data)
-		r.URL.Path = path
-		r.ContentLength = int64(len(data))
-		h.ServeHTTP(w, r)
-		if w.status != 0 && w.status != http.StatusOK {
-			b.Fatalf("POST %s = %d %s", path, w.status, w.body.Bytes())
-		}
-	}
-	setup := func(path string, v any) {
-		data, _ := json.Marshal(v)
-		body := bytes.NewReader(nil)
-		r := httptest.NewRequest(http.MethodPost, path, body)
-		send(&benchWriter{header: http.Header{}}, r, body, path, data)
-	}
+	send, setup := benchHandler(b)
 	setup("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
 	const goroutines = 64
 	type calls struct{ claim, release []byte }
@@ -258,6 +229,45 @@ func BenchmarkHandlerClaimRelease(b *testing.B) {
 	cpu := processCPU(b) - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
+}
+
+// benchHandler starts an engine on the memory store with one made riff,
+// serving, and gives its handler as send, which posts data to path and
+// fails the benchmark on a reply that is not 200, and setup, which
+// posts one call of the set-up before the timer.
+func benchHandler(b *testing.B) (send func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte), setup func(path string, v any)) {
+	b.Helper()
+	ctx := context.Background()
+	st := mem.New()
+	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
+		Logger: slog.New(slog.DiscardHandler)})
+	b.Cleanup(func() { e.Halt(errors.New("the benchmark ends")) })
+	if err := e.MakeRiff(ctx, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	e.SetServing(true, "")
+	h := riffengine.NewHandler(e, riffengine.NoSignIn{})
+	send = func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte) {
+		w.reset()
+		body.Reset(data)
+		r.URL.Path = path
+		r.ContentLength = int64(len(data))
+		h.ServeHTTP(w, r)
+		if w.status != 0 && w.status != http.StatusOK {
+			b.Fatalf("POST %s = %d %s", path, w.status, w.body.Bytes())
+		}
+	}
+	setup = func(path string, v any) {
+		data, _ := json.Marshal(v)
+		body := bytes.NewReader(nil)
+		r := httptest.NewRequest(http.MethodPost, path, body)
+		send(&benchWriter{header: http.Header{}}, r, body, path, data)
+	}
+	return send, setup
 }
 
 // benchWriter is a ResponseWriter that keeps the status and the body of

@@ -10,9 +10,7 @@ import (
 // became of the message is in the reply.
 
 func TestGivenAWorkerWithALeadWhenItsStepFailsThenTheLeadGetsTheStepAndTheReplySaysSo(t *testing.T) {
-	r := start(t, setup{})
-	r.register("ann/ann1", "ann/ann2")
-	r.ok("/v1/lead", wire.Lead{Me: uri("ann"), Session: "ann1"}, nil)
+	r := startWithLead(t)
 	r.ok("/v1/step", wire.Step{Me: uri("ann/ann2"), Start: "build"}, nil)
 
 	var rep wire.TextReply
@@ -51,9 +49,7 @@ func TestGivenASessionWithNoLeadWhenItsStepFailsThenTheReplyGivesWhyNoMessageWen
 }
 
 func TestGivenAWorkerWithALeadWhenItSaysBlockedThenTheReplySaysTheLeadGotAMessage(t *testing.T) {
-	r := start(t, setup{})
-	r.register("ann/ann1", "ann/ann2")
-	r.ok("/v1/lead", wire.Lead{Me: uri("ann"), Session: "ann1"}, nil)
+	r := startWithLead(t)
 
 	var rep wire.TextReply
 	r.ok("/v1/blocked", wire.Blocked{Me: uri("ann/ann2"), Reason: "which of two designs?"}, &rep)
@@ -73,4 +69,14 @@ func TestGivenASessionWithNoLeadWhenItSaysBlockedThenTheReplyGivesWhyNoMessageWe
 	if want := "Blocked. ann has no lead in o/repo: ask your own user."; rep.Text != want {
 		t.Errorf("the reply of a block with no lead = %q; want %q", rep.Text, want)
 	}
+}
+
+// startWithLead starts a riff where ann has the sessions ann1, her lead,
+// and ann2, a worker.
+func startWithLead(t *testing.T) *riff {
+	t.Helper()
+	r := start(t, setup{})
+	r.register("ann/ann1", "ann/ann2")
+	r.ok("/v1/lead", wire.Lead{Me: uri("ann"), Session: "ann1"}, nil)
+	return r
 }

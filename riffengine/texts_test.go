@@ -11,9 +11,7 @@ import (
 // The small rules of the state texts over HTTP (issue 11, item 8).
 
 func TestGivenTheLeadWhenItSaysBlockedThenTheReplyIsTheGuidesAndNoMessageGoes(t *testing.T) {
-	r := start(t, setup{})
-	r.register("ann/ann1", "ann/ann2")
-	r.ok("/v1/lead", wire.Lead{Me: uri("ann"), Session: "ann1"}, nil)
+	r := startWithLead(t)
 	at := r.position()
 
 	var rep wire.TextReply

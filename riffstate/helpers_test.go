@@ -365,21 +365,15 @@ func numbered(records []record.Record, first uint64) []record.Record {
 	return out
 }
 
-// at moves the clock of the fixture by d.
 // restart is a start of the server from a checkpoint of the state now:
 // the presence is new but for what a checkpoint keeps.
 func (f *fixture) restart() *fixture {
 	f.t.Helper()
-	data, err := f.s.EncodeCheckpoint()
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if f.s, err = LoadCheckpoint(data, f.s.opts); err != nil {
-		f.t.Fatal(err)
-	}
+	f.s = reload(f.t, f.s)
 	return f
 }
 
+// after moves the clock of the fixture by d.
 func (f *fixture) after(d int64) *fixture {
 	f.now.Ms += d
 	return f

@@ -313,14 +313,7 @@ func TestACheckpointKeepsTheReadCursorsStatusesStepsAndKeptCalls(t *testing.T) {
 	Read{Thread: repo, Seq: 4}.Set(live.presence, ann, Now{Ms: t0})
 	StatusSet{Text: "write the tests"}.Set(live.presence, ann, Now{Ms: t0})
 	StepChange{Start: "live window"}.Set(live.presence, ann, Now{Ms: t0})
-	data, err := live.EncodeCheckpoint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := LoadCheckpoint(data, live.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded := reload(t, live)
 	if diff := cmp.Diff(live.Checkpoint(), loaded.Checkpoint(), riffOpts()); diff != "" {
 		t.Errorf("checkpoint after a load (-live +loaded):\n%s", diff)
 	}

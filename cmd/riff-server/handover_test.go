@@ -343,13 +343,20 @@ func TestGivenTwoInstancesWhenTheNewOneTakesTheLeaseThenReadsStatusesAndStepsSur
 
 // messagesAtLeast gives the lines of a severity.
 func messagesAtLeast(lines []logLine, severity string) []string {
-	var out []string
-	for _, l := range lines {
-		if l.Severity == severity {
-			out = append(out, l.Raw)
-		}
+	return rawLines(lines, func(l logLine) bool { return l.Severity == severity })
+}
+
+// waitServes waits up to 20 s until the instance who serves, after the
+// event that lets it, and fails the test when it exits or does not.
+func waitServes(t *testing.T, s *server, who, after string) {
+	t.Helper()
+	select {
+	case <-s.serving:
+	case <-s.exited:
+		t.Fatalf("%s exited:\n%s", who, s.stderrText())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s did not serve in 20 s after %s:\n%s", who, after, s.stderrText())
 	}
-	return out
 }
 
 // waitLine waits until the server wrote a line with the message.
@@ -416,13 +423,7 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 	send(t, c, wire.Status{Me: uri(mikeSession), Text: "writes the lexer"})
 	// Revision 2 stops: it ends its lease, and the older one takes it.
 	a.stop()
-	select {
-	case <-older.serving:
-	case <-older.exited:
-		t.Fatalf("the older revision exited:\n%s", older.stderrText())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the older revision did not serve in 20 s after the stop of the later one:\n%s", older.stderrText())
-	}
+	waitServes(t, older, "the older revision", "the stop of the later one")
 	if r := readLease(t, st); r.Revision != 1 {
 		t.Errorf("the lease after the stop of revision 2 = %+v; want revision 1's", r)
 	}
@@ -460,13 +461,7 @@ func TestGivenTheLeaseOfALaterRevisionThenAnOlderInstanceWaitsUntilItEnds(t *tes
 	last := start(t, serverOpts{dir: h.dir, addr: addr, leaseWait: "1s", args: []string{"--revision", "3"}, noWait: true})
 	waitLine(t, last, "a later revision holds the lease: this instance waits until it ends", 20*time.Second)
 	ageLease(t, h.dir)
-	select {
-	case <-last.serving:
-	case <-last.exited:
-		t.Fatalf("revision 3 exited:\n%s", last.stderrText())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("revision 3 did not serve in 20 s after the lease of revision 4 aged:\n%s", last.stderrText())
-	}
+	waitServes(t, last, "revision 3", "the lease of revision 4 aged")
 	holdsStatus(last)
 
 	// An older revision that waits exits at once when it is stopped, and

@@ -194,9 +194,14 @@ func wantLines(t *testing.T, s *server, want ...string) {
 
 // messages gives the lines with the message.
 func messages(lines []logLine, message string) []string {
+	return rawLines(lines, func(l logLine) bool { return l.Message == message })
+}
+
+// rawLines gives the lines that keep takes, as the server wrote them.
+func rawLines(lines []logLine, keep func(logLine) bool) []string {
 	var out []string
 	for _, l := range lines {
-		if l.Message == message {
+		if keep(l) {
 			out = append(out, l.Raw)
 		}
 	}

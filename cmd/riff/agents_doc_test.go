@@ -9,6 +9,18 @@ import (
 	"testing"
 )
 
+// hookSettings is the part of the settings of Claude Code that a block of
+// hooks in the docs fills: each event's groups of command hooks.
+type hookSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
 // jsonBlocks gives the ```json blocks of a page.
 func jsonBlocks(t *testing.T, page string) []string {
 	t.Helper()
@@ -51,15 +63,7 @@ func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *te
 	var hookBlocks int
 	var answered bool
 	for _, block := range jsonBlocks(t, page) {
-		var settings struct {
-			Hooks map[string][]struct {
-				Matcher string `json:"matcher"`
-				Hooks   []struct {
-					Type    string `json:"type"`
-					Command string `json:"command"`
-				} `json:"hooks"`
-			} `json:"hooks"`
-		}
+		var settings hookSettings
 		var answer stopAnswer
 		switch {
 		case strings.Contains(block, `"hooks"`):

@@ -198,15 +198,7 @@ func TestGivenTheSetUpOfAgentsMdWhenClaudeCodeRunsItsHookThenItIsRiffRelayDenied
 	}
 	_, block, _ := strings.Cut(rest, "```json\n")
 	block, _, _ = strings.Cut(block, "```")
-	var settings struct {
-		Hooks map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
+	var settings hookSettings
 	if err := json.Unmarshal([]byte(block), &settings); err != nil {
 		t.Fatalf("the settings of docs/agents.md are no JSON: %v\n%s", err, block)
 	}

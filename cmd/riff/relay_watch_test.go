@@ -59,39 +59,18 @@ func (m *mismatchServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // test), and writes the wake once the versions can talk.
 func TestGivenAServerOfAnotherLineWhenAWatchOpensThenItSaysSoOnceAndTriesAgain(t *testing.T) {
 	fake := &mismatchServer{mismatches: 3}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	dir := repoDir(t)
-	b, _ := build.ParseBuild(testBuild)
-	env := map[string]string{"USER": "mike", "RIFF_SERVER": srv.URL, "RIFF_SESSION": "a6cf2205-aaaa", "RIFF_HOME": t.TempDir()}
-	var stdout, stderr syncBuffer
-	s := &system{
-		env:      func(k string) string { return env[k] },
-		stdin:    strings.NewReader(""),
-		stdout:   &stdout,
-		stderr:   &stderr,
-		getwd:    func() (string, error) { return dir, nil },
-		hostname: func() (string, error) { return "pangolin", nil },
-		build:    b,
-		loc:      time.UTC,
-		now:      time.Now,
-		terminal: func(io.Writer) (bool, int) { return false, 0 },
-		client: func(o *riffclient.Options) {
-			o.Budget, o.ReconnectWait = 2*time.Second, 10*time.Millisecond
-		},
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	code := s.run(ctx, []string{"relay", "watch"})
+	code, stdout, stderr := watchAgainst(t, fake, func(o *riffclient.Options) {
+		o.Budget, o.ReconnectWait = 2*time.Second, 10*time.Millisecond
+	})
 	if code != 0 {
-		t.Fatalf("riff relay watch = %d\n%s", code, stderr.String())
+		t.Fatalf("riff relay watch = %d\n%s", code, stderr)
 	}
-	if got, want := stdout.String(), "wake: ann@heron:app (1a2b) wrote in acme/app (message 7)\n"; got != want {
+	if got, want := stdout, "wake: ann@heron:app (1a2b) wrote in acme/app (message 7)\n"; got != want {
 		t.Errorf("stdout = %q; want only the line of the wake %q", got, want)
 	}
-	errs := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	errs := strings.Split(strings.TrimSpace(stderr), "\n")
 	if len(errs) != 1 || !strings.Contains(errs[0], "do not match") || !strings.HasPrefix(errs[0], "riff: this riff (") {
-		t.Errorf("stderr = %q; want the guide's error of a mismatch once", stderr.String())
+		t.Errorf("stderr = %q; want the guide's error of a mismatch once", stderr)
 	}
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
@@ -133,24 +112,11 @@ func (m *stallServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // stdout but the line of the wake.
 func TestGivenAStreamWithNoByteWhenTheStallLimitPassesThenTheWatchOpensItAgain(t *testing.T) {
 	fake := &stallServer{}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	dir := repoDir(t)
-	b, _ := build.ParseBuild(testBuild)
-	env := map[string]string{"USER": "mike", "RIFF_SERVER": srv.URL, "RIFF_SESSION": "a6cf2205-aaaa", "RIFF_HOME": t.TempDir()}
-	var stdout, stderr syncBuffer
-	s := &system{
-		env: func(k string) string { return env[k] }, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
-		getwd: func() (string, error) { return dir, nil }, hostname: func() (string, error) { return "pangolin", nil },
-		build: b, loc: time.UTC, now: time.Now, terminal: func(io.Writer) (bool, int) { return false, 0 },
-		client: func(o *riffclient.Options) { o.Budget, o.Stall = 2*time.Second, 200*time.Millisecond },
+	code, stdout, stderr := watchAgainst(t, fake, func(o *riffclient.Options) { o.Budget, o.Stall = 2*time.Second, 200*time.Millisecond })
+	if code != 0 {
+		t.Fatalf("riff relay watch = %d\n%s", code, stderr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if code := s.run(ctx, []string{"relay", "watch"}); code != 0 {
-		t.Fatalf("riff relay watch = %d\n%s", code, stderr.String())
-	}
-	if got, want := stdout.String(), "wake: ann@heron:app (1a2b) wrote to you in a direct message (message 2)\n"; got != want {
+	if got, want := stdout, "wake: ann@heron:app (1a2b) wrote to you in a direct message (message 2)\n"; got != want {
 		t.Errorf("stdout = %q; want %q", got, want)
 	}
 	fake.mu.Lock()
@@ -158,4 +124,34 @@ func TestGivenAStreamWithNoByteWhenTheStallLimitPassesThenTheWatchOpensItAgain(t
 	if fake.opens != 2 {
 		t.Errorf("the watch opened %d times; want the stalled open and one more", fake.opens)
 	}
+}
+
+// watchAgainst runs riff relay watch in this process against fake, as
+// the session a6cf2205-aaaa of mike in a repository of acme/app, with
+// the client options of the test, for 20 s at the most.
+func watchAgainst(t *testing.T, fake http.Handler, client func(*riffclient.Options)) (code int, stdout, stderr string) {
+	t.Helper()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	dir := repoDir(t)
+	b, _ := build.ParseBuild(testBuild)
+	env := map[string]string{"USER": "mike", "RIFF_SERVER": srv.URL, "RIFF_SESSION": "a6cf2205-aaaa", "RIFF_HOME": t.TempDir()}
+	var out, errOut syncBuffer
+	s := &system{
+		env:      func(k string) string { return env[k] },
+		stdin:    strings.NewReader(""),
+		stdout:   &out,
+		stderr:   &errOut,
+		getwd:    func() (string, error) { return dir, nil },
+		hostname: func() (string, error) { return "pangolin", nil },
+		build:    b,
+		loc:      time.UTC,
+		now:      time.Now,
+		terminal: func(io.Writer) (bool, int) { return false, 0 },
+		client:   client,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code = s.run(ctx, []string{"relay", "watch"})
+	return code, out.String(), errOut.String()
 }

@@ -159,25 +159,10 @@ func (r *reader) next(c byte) bool {
 // object reads an object, and calls field after each key: field reads
 // the value. A key is read only when it is ASCII with no escape.
 func (r *reader) object(field func(key []byte) bool) bool {
-	if !r.next('{') {
-		return false
-	}
-	if r.next('}') {
-		return true
-	}
-	for {
+	return r.between('{', '}', func() bool {
 		key, ascii := r.text()
-		if key == nil || !ascii || !r.next(':') || !field(key) {
-			return false
-		}
-		switch {
-		case r.next(','):
-		case r.next('}'):
-			return true
-		default:
-			return false
-		}
-	}
+		return key != nil && ascii && r.next(':') && field(key)
+	})
 }
 
 // unknown skips the value of a key that is not in the lists; a key that
@@ -335,19 +320,25 @@ func (r *reader) base64() ([]byte, bool) {
 // array reads an array; elem reads each value. An empty array gives a
 // list that is empty but not nil, as encoding/json does.
 func (r *reader) array(elem func() bool) bool {
-	if !r.next('[') {
+	return r.between('[', ']', elem)
+}
+
+// between reads open, then each item, one by one, with a comma between
+// two, up to close; an object and an array are read so.
+func (r *reader) between(open, close byte, each func() bool) bool {
+	if !r.next(open) {
 		return false
 	}
-	if r.next(']') {
+	if r.next(close) {
 		return true
 	}
 	for {
-		if !elem() {
+		if !each() {
 			return false
 		}
 		switch {
 		case r.next(','):
-		case r.next(']'):
+		case r.next(close):
 			return true
 		default:
 			return false

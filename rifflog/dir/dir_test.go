@@ -19,11 +19,7 @@ import (
 
 func TestConformanceOS(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) rifflog.Store {
-		s, err := dir.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return openDir(t, t.TempDir())
 	})
 }
 
@@ -144,10 +140,7 @@ func TestPrepare(t *testing.T) {
 func TestPrepareWhilePut(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := dir.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openDir(t, root)
 	const n = 200
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -199,10 +192,7 @@ func TestPrepareWhilePut(t *testing.T) {
 func TestLeftoverGenerationDoesNotKeepAnOldLease(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s, err := dir.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openDir(t, root)
 	now := time.UnixMilli(1790000000000)
 	a, err := rifflog.TakeLease(ctx, s, "a", now) // generation 1
 	if err != nil {
@@ -233,10 +223,7 @@ func TestLeftoverGenerationDoesNotKeepAnOldLease(t *testing.T) {
 
 func TestDeleteAllRemovesEachAndStopsAtABadName(t *testing.T) {
 	ctx := context.Background()
-	s, err := dir.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openDir(t, t.TempDir())
 	for _, n := range []string{"log/a", "log/b", "checkpoint/c"} {
 		if err := s.Put(ctx, n, []byte(n)); err != nil {
 			t.Fatal(err)
@@ -286,10 +273,7 @@ func temps(t *testing.T, root string) []string {
 func TestGivenTheTempFilesOfAKilledWriteWhenTheNextStartRemovesLeftoversThenOnlyItsOwnStay(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	killed, err := dir.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	killed := openDir(t, root)
 	// The killed process made the spare of its next chunk and of its
 	// next checkpoint, and never used them.
 	if err := killed.Prepare(rifflog.ChunkName(5)); err != nil {
@@ -307,10 +291,7 @@ func TestGivenTheTempFilesOfAKilledWriteWhenTheNextStartRemovesLeftoversThenOnly
 		t.Fatalf("the killed process left %v; want 3 temporary files", left)
 	}
 
-	next, err := dir.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := openDir(t, root)
 	if got := temps(t, root); !slices.Equal(got, left) {
 		t.Fatalf("an Open removed young files of another process: %v, then %v", left, got)
 	}
@@ -328,4 +309,14 @@ func TestGivenTheTempFilesOfAKilledWriteWhenTheNextStartRemovesLeftoversThenOnly
 	if err := next.Put(ctx, rifflog.ChunkName(5), []byte("chunk")); err != nil {
 		t.Errorf("the Put that takes its own spare = %v", err)
 	}
+}
+
+// openDir opens the store in root, or fails the test.
+func openDir(t *testing.T, root string) *dir.Store {
+	t.Helper()
+	s, err := dir.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

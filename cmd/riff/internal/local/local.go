@@ -193,24 +193,12 @@ func (f Fact) Alive(me name.SessionURI, nowMs int64) wire.Alive {
 
 // ReadFact reads the fact of a session: the zero Fact when it has none.
 func ReadFact(dir, session string) (Fact, error) {
-	var f Fact
-	data, err := readFile(dir, session, "fact")
-	if err != nil || data == nil {
-		return f, err
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return Fact{}, fmt.Errorf("the fact of the session %s is not JSON: %w", session, err)
-	}
-	return f, nil
+	return readJSON(dir, session, "fact", func() Fact { return Fact{} }, "the fact of the session %s is not JSON")
 }
 
 // WriteFact keeps the fact of a session.
 func WriteFact(dir, session string, f Fact) error {
-	data, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	return writeFile(dir, session, "fact", data)
+	return writeJSON(dir, session, "fact", f)
 }
 
 // SetClear keeps the ask of the server to clear the context of a worker
@@ -241,22 +229,34 @@ type Woke map[string]uint64
 
 // ReadWoke reads the wakes that a watch printed: empty when none.
 func ReadWoke(dir, session string) (Woke, error) {
-	w := Woke{}
-	data, err := readFile(dir, session, "woke")
-	if err != nil || data == nil {
-		return w, err
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return Woke{}, fmt.Errorf("the wakes of the session %s are not JSON: %w", session, err)
-	}
-	return w, nil
+	return readJSON(dir, session, "woke", func() Woke { return Woke{} }, "the wakes of the session %s are not JSON")
 }
 
 // WriteWoke keeps the wakes that a watch printed.
 func WriteWoke(dir, session string, w Woke) error {
-	data, err := json.Marshal(w)
+	return writeJSON(dir, session, "woke", w)
+}
+
+// readJSON reads the JSON file of a session: empty() when it has none,
+// and empty() with an error that notJSON (a format of the session) says
+// when it does not decode, never a half-decoded value.
+func readJSON[T any](dir, session, file string, empty func() T, notJSON string) (T, error) {
+	v := empty()
+	data, err := readFile(dir, session, file)
+	if err != nil || data == nil {
+		return v, err
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return empty(), fmt.Errorf(notJSON+": %w", session, err)
+	}
+	return v, nil
+}
+
+// writeJSON keeps v as the JSON file of a session.
+func writeJSON(dir, session, file string, v any) error {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFile(dir, session, "woke", data)
+	return writeFile(dir, session, file, data)
 }
