@@ -31,72 +31,25 @@ func buildRelayBinaries(t testing.TB, more ...string) string {
 	return bin
 }
 
-// relayProc is riff relay watch running as a process.
-type relayProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
-	done   chan struct{}
-}
-
 // startWatch starts riff relay watch (with args) as session, with the
 // local folder home, keep-alives each 100 ms and the marks of the test
 // on stderr, and waits until its stream is open.
-func startWatch(t *testing.T, bin, dir, server, session, home string, args ...string) *relayProc {
+func startWatch(t *testing.T, bin, dir, server, session, home string, args ...string) *proc {
 	t.Helper()
 	return startWatchEnv(t, bin, dir, server, session, home, nil, args...)
 }
 
 // startWatchEnv is startWatch with more env vars.
-func startWatchEnv(t *testing.T, bin, dir, server, session, home string, env []string, args ...string) *relayProc {
+func startWatchEnv(t *testing.T, bin, dir, server, session, home string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &relayProc{t: t, done: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(bin, "riff"), append([]string{"relay", "watch"}, args...)...)
-	p.cmd.Dir = dir
-	p.cmd.Env = append(append(riffEnv(server, session), "RIFF_HOME="+home, keepAliveEnv+"=100ms", envWatchMarks+"=1"), env...)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start riff relay watch: %v", err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("riff relay watch %v:\n--- stdout\n%s--- stderr\n%s", args, p.stdout.String(), p.stderr.String())
-		}
-	})
-	p.waitErr("(open)")
-	return p
-}
-
-func (p *relayProc) waitOut(text string) { p.t.Helper(); p.wait(&p.stdout, "stdout", text) }
-func (p *relayProc) waitErr(text string) { p.t.Helper(); p.wait(&p.stderr, "stderr", text) }
-
-func (p *relayProc) wait(b *syncBuffer, which, text string) {
-	p.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(b.String(), text) {
-		select {
-		case <-p.done:
-			if strings.Contains(b.String(), text) {
-				return
-			}
-			p.t.Fatalf("riff relay watch ended before its %s held %q", which, text)
-		default:
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the %s of riff relay watch does not hold %q after 30 s", which, text)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	cmd := exec.Command(filepath.Join(bin, "riff"), append([]string{"relay", "watch"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(append(riffEnv(server, session), "RIFF_HOME="+home, keepAliveEnv+"=100ms", envWatchMarks+"=1"), env...)
+	return startProc(t, cmd, "riff relay watch", 30*time.Second)
 }
 
 // exited waits until the watch ended by itself, and checks its exit 0.
-func (p *relayProc) exited() {
+func (p *proc) exited() {
 	p.t.Helper()
 	select {
 	case <-p.done:
@@ -105,27 +58,6 @@ func (p *relayProc) exited() {
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
 		p.t.Errorf("riff relay watch exit %d; want 0", code)
-	}
-}
-
-// stop ends the watch as the Monitor does (SIGINT), and checks exit 0.
-func (p *relayProc) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		p.t.Errorf("riff relay watch did not end in 10 s after Ctrl-C")
-		return
-	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		p.t.Errorf("riff relay watch exit %d after Ctrl-C; want 0", code)
 	}
 }
 

@@ -17,86 +17,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// tailProc is riff tail running as a process, with its output captured.
-type tailProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
-	done   chan struct{}
-}
-
 // startTail starts riff tail THREAD --color COLOR in dir as the person,
 // with the test hook RIFF_TEST_TAIL_GATE=gate, and waits until its
 // stream is open: from then on each new message shows.
-func startTail(t *testing.T, bin, dir, server, thread, color, gate string) *tailProc {
+func startTail(t *testing.T, bin, dir, server, thread, color, gate string) *proc {
 	t.Helper()
-	p := &tailProc{t: t, done: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(bin, "riff"), "tail", thread, "--color", color)
-	p.cmd.Dir = dir
-	p.cmd.Env = append(riffEnv(server, ""), envTailGate+"="+gate)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start riff tail: %v", err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("riff tail:\n--- stdout\n%s--- stderr\n%s", p.stdout.String(), p.stderr.String())
-		}
-	})
-	p.waitErr("(open)")
-	return p
-}
-
-// waitOut waits until stdout holds text.
-func (p *tailProc) waitOut(text string) { p.t.Helper(); p.wait(&p.stdout, "stdout", text) }
-
-// waitErr waits until stderr holds text.
-func (p *tailProc) waitErr(text string) { p.t.Helper(); p.wait(&p.stderr, "stderr", text) }
-
-func (p *tailProc) wait(b *syncBuffer, which, text string) {
-	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(b.String(), text) {
-		select {
-		case <-p.done:
-			p.t.Fatalf("riff tail ended before its %s held %q", which, text)
-		default:
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the %s of riff tail does not hold %q after 20 s", which, text)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// stop ends riff tail as Ctrl-C does, and checks that it exits 0.
-func (p *tailProc) stop() {
-	if p.cmd.ProcessState != nil || p.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		p.t.Errorf("riff tail did not end in 10 s after Ctrl-C")
-		return
-	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		p.t.Errorf("riff tail exit %d after Ctrl-C; want 0", code)
-	}
+	cmd := exec.Command(filepath.Join(bin, "riff"), "tail", thread, "--color", color)
+	cmd.Dir = dir
+	cmd.Env = append(riffEnv(server, ""), envTailGate+"="+gate)
+	return startProc(t, cmd, "riff tail", 20*time.Second)
 }
 
 // post posts body to the thread of repoDir as the person, with the riff
