@@ -141,12 +141,7 @@ func Make(key *ecdsa.PrivateKey, method, url, accessToken string, now time.Time,
 	if err != nil {
 		return "", fmt.Errorf("make proof: %w", err)
 	}
-	opts := (&jose.SignerOptions{EmbedJWK: true}).WithType(Type)
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
-	if err != nil {
-		return "", fmt.Errorf("make proof: %w", err)
-	}
-	jws, err := signer.Sign(payload)
+	jws, err := signed.SignES256(key, Type, payload)
 	if err != nil {
 		return "", fmt.Errorf("make proof: %w", err)
 	}

@@ -50,18 +50,7 @@ type Verified struct {
 // the public key in the protected header. The caller keeps payload next to
 // the signature, unchanged.
 func Sign(key *ecdsa.PrivateKey, payload []byte) (string, error) {
-	if key == nil {
-		return "", fmt.Errorf("sign message: no key")
-	}
-	if key.Curve != elliptic.P256() {
-		return "", fmt.Errorf("sign message: key is not on the curve P-256, want it for %s", Algorithm)
-	}
-	opts := (&jose.SignerOptions{EmbedJWK: true}).WithType(Type)
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
-	if err != nil {
-		return "", fmt.Errorf("sign message: %w", err)
-	}
-	jws, err := signer.Sign(payload)
+	jws, err := SignES256(key, Type, payload)
 	if err != nil {
 		return "", fmt.Errorf("sign message: %w", err)
 	}
@@ -70,6 +59,24 @@ func Sign(key *ecdsa.PrivateKey, payload []byte) (string, error) {
 		return "", fmt.Errorf("sign message: %w", err)
 	}
 	return sig, nil
+}
+
+// SignES256 signs payload with an ES256 device key, with typ and the
+// public key in the protected header: the one JWS signer of riff, for a
+// signed message and for a DPoP proof.
+func SignES256(key *ecdsa.PrivateKey, typ jose.ContentType, payload []byte) (*jose.JSONWebSignature, error) {
+	if key == nil {
+		return nil, fmt.Errorf("no key")
+	}
+	if key.Curve != elliptic.P256() {
+		return nil, fmt.Errorf("key is not on the curve P-256, want it for %s", Algorithm)
+	}
+	opts := (&jose.SignerOptions{EmbedJWK: true}).WithType(typ)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return signer.Sign(payload)
 }
 
 // header is the protected header of the one scheme that this build knows.
