@@ -1,6 +1,7 @@
 package riffstate
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -43,7 +44,7 @@ func (v View) Boards(c Caller, now Now) []Board {
 		}
 	}
 	var out []Board
-	for _, repo := range slices.Sorted(mapKeys(repos)) {
+	for _, repo := range slices.Sorted(maps.Keys(repos)) {
 		thread := name.Thread(repo)
 		b := Board{Repo: repo}
 		_, _, b.Paused = v.riff.Pauses.Check(thread)
@@ -74,14 +75,4 @@ func (v View) Boards(c Caller, now Now) []Board {
 		out = append(out, b)
 	}
 	return out
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

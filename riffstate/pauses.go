@@ -2,6 +2,7 @@ package riffstate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -78,7 +79,7 @@ func setPause(c Caller, v View, riff bool, repo name.Repo, state record.PauseSta
 	}
 	changes := []record.Change{record.PauseSet{Scope: scope, State: state}}
 	if scope.Riff {
-		for _, r := range sortedRepos(v.riff.Pauses.Repos) {
+		for _, r := range slices.Sorted(maps.Keys(v.riff.Pauses.Repos)) {
 			info := v.riff.Pauses.Repos[r]
 			for _, lead := range v.leadsIn(r, now) {
 				by := "a caller"
@@ -176,7 +177,7 @@ func (v View) toldLeads(d Done) []name.Who {
 		if !ok {
 			continue
 		}
-		for _, key := range sortedLeadKeys(v.riff.Leads) {
+		for _, key := range slices.Sorted(maps.Keys(v.riff.Leads)) {
 			w := v.riff.Leads[key]
 			if w.Session == posted.To[0].Session && strings.HasSuffix(key, " "+string(repo)) {
 				out = append(out, w)
@@ -185,15 +186,6 @@ func (v View) toldLeads(d Done) []name.Who {
 		}
 	}
 	return out
-}
-
-func sortedLeadKeys(m map[string]name.Who) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func verb(state record.PauseState) string {
@@ -252,24 +244,10 @@ func (v View) leadsIn(repo name.Repo, now Now) []*Session {
 }
 
 func sortedSessions(r *Riff) []*Session {
-	keys := make([]string, 0, len(r.Sessions))
-	for k := range r.Sessions {
-		keys = append(keys, k)
+	out := make([]*Session, 0, len(r.Sessions))
+	for _, k := range slices.Sorted(maps.Keys(r.Sessions)) {
+		out = append(out, r.Sessions[k])
 	}
-	slices.Sort(keys)
-	out := make([]*Session, len(keys))
-	for i, k := range keys {
-		out[i] = r.Sessions[k]
-	}
-	return out
-}
-
-func sortedRepos(m map[name.Repo]*PauseInfo) []name.Repo {
-	out := make([]name.Repo, 0, len(m))
-	for r := range m {
-		out = append(out, r)
-	}
-	slices.Sort(out)
 	return out
 }
 
@@ -335,7 +313,7 @@ func pauseReply(c Caller, v View, d Done, riff bool, repo name.Repo, state recor
 		}
 	}
 	if n.scope.Riff && n.state == record.Running && len(v.riff.Pauses.Repos) > 0 {
-		repos := sortedRepos(v.riff.Pauses.Repos)
+		repos := slices.Sorted(maps.Keys(v.riff.Pauses.Repos))
 		parts := make([]string, len(repos))
 		for i, r := range repos {
 			parts[i] = string(r)
@@ -355,7 +333,7 @@ func (v View) Pauses() wire.Pauses {
 	if p := v.riff.Pauses.Riff; p != nil {
 		out.Riff = &wire.PauseInfo{By: byShort(p.By), AtMs: p.AtMs}
 	}
-	for _, r := range sortedRepos(v.riff.Pauses.Repos) {
+	for _, r := range slices.Sorted(maps.Keys(v.riff.Pauses.Repos)) {
 		p := v.riff.Pauses.Repos[r]
 		out.Repositories = append(out.Repositories, wire.RepoPause{Repo: r, PauseInfo: wire.PauseInfo{By: byShort(p.By), AtMs: p.AtMs}})
 	}
