@@ -23,12 +23,18 @@ const keepAliveEvery = time.Minute
 const keepAliveEnv = "RIFF_KEEPALIVE_EVERY"
 
 // keepAliveInterval gives the time between two keep-alives: the env var
-// of the tests when it holds a duration, else def.
-func keepAliveInterval(getenv func(string) string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(getenv(keepAliveEnv)); err == nil && d > 0 {
-		return d
+// of the tests when it is set, else def. A value that is no positive
+// duration is refused with a text that names it.
+func keepAliveInterval(getenv func(string) string, def time.Duration) (time.Duration, error) {
+	v := getenv(keepAliveEnv)
+	if v == "" {
+		return def, nil
 	}
-	return def
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, knownf("%s is a time such as 10s or 1m, not %q", keepAliveEnv, v)
+	}
+	return d, nil
 }
 
 // keepAlive sends a keep-alive of me at once and then each every, until

@@ -129,12 +129,9 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	if worker {
 		every = workerKeepAliveEvery
 	}
-	if v := c.env(keepAliveEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, knownf("%s is a time such as 10s or 1m, not %q", keepAliveEnv, v)
-		}
-		every = d
+	every, err := keepAliveInterval(c.env, every)
+	if err != nil {
+		return nil, err
 	}
 	if c.g.session == "" {
 		c.g.session = c.env(envClaudeSession)

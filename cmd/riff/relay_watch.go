@@ -79,6 +79,10 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: "+err.Error()))
 		woke = local.Woke{}
 	}
+	every, err := keepAliveInterval(c.env, keepAliveEvery)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -86,7 +90,7 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 		wg.Wait()
 	}()
 	wg.Go(func() {
-		keepAlive(ctx, c.client, me, dir, keepAliveInterval(c.env, keepAliveEvery), func(r wire.AliveReply) {
+		keepAlive(ctx, c.client, me, dir, every, func(r wire.AliveReply) {
 			_ = local.SetClear(dir, me.Session, r.Clear)
 		})
 	})
