@@ -92,6 +92,8 @@ type Options struct {
 	// ReconnectWait is the wait of a stream after a version mismatch
 	// before it tries again; 0 is 5 s.
 	ReconnectWait time.Duration
+	// Auth is the sign-in of the machine; nil sends no token.
+	Auth Auth
 }
 
 // Client talks to one riff-server. It is safe for concurrent use.

@@ -33,6 +33,12 @@ type Caller struct {
 	Class  record.Class
 	Worker bool
 	Role   Role
+	// Key is the thumbprint (RFC 7638) of the device key of the caller's
+	// token: empty in a riff with no sign-in, and for the server.
+	Key string
+	// SignedInAt is the position of the log at the start of the caller's
+	// sign-in; 0 with no sign-in.
+	SignedInAt uint64
 }
 
 // CallerOf makes the caller of a URI: a session, or a person when the URI
