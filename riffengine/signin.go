@@ -152,7 +152,7 @@ func shortID(id string) string {
 // token, from this instance, seen once. It gives the token, or the
 // refusal with the token when the token was valid.
 func (l *SignedIn) check(r *http.Request) (tokens.Token, *wire.Refused) {
-	auth := headerValue(r.Header, wire.HeaderAuthorization)
+	auth := r.Header.Get(wire.HeaderAuthorization)
 	if auth == "" {
 		return tokens.Token{}, wire.Refuse(wire.NoToken, "%s", textNoToken)
 	}
@@ -176,7 +176,7 @@ func (l *SignedIn) check(r *http.Request) (tokens.Token, *wire.Refused) {
 // the thumbprint of the key of the proof.
 func (l *SignedIn) proof(r *http.Request, access, key string) (string, *wire.Refused) {
 	now := l.opts.Now()
-	p, err := dpop.Verify(headerValue(r.Header, wire.HeaderDPoP), r.Method, l.url(r), access, now)
+	p, err := dpop.Verify(r.Header.Get(wire.HeaderDPoP), r.Method, l.url(r), access, now)
 	if err != nil {
 		return "", wire.Refuse(wire.BadProof, "the DPoP proof is refused: %v", err)
 	}

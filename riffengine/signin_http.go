@@ -144,7 +144,7 @@ func (s *Handler) swapCall(w http.ResponseWriter, r *http.Request) {
 		s.deniedKey(w, r, wire.Refuse(wire.NotYou, "a session token cannot swap: swap the person token"), t.Key)
 		return
 	}
-	_, access, _ := strings.Cut(headerValue(r.Header, wire.HeaderAuthorization), " ")
+	_, access, _ := strings.Cut(r.Header.Get(wire.HeaderAuthorization), " ")
 	pair, err := s.signIn.tokens.Swap(access, t.Key, call.Session)
 	if err != nil {
 		s.tokenFail(w, r, err, t.Key)

@@ -286,7 +286,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
 		Revision: revision, SignIn: s.signIn.on(),
 		StateOptions: riffstate.Options{Build: me.String(), Owner: s.signIn.owner, AllowedDomain: s.signIn.allowedDomain},
-		NoLease: !withLease, LeaseWait: s.leaseWait,
+		NoLease:      !withLease, LeaseWait: s.leaseWait,
 		Listen: func(e *riffengine.Engine) error {
 			f := e.Facts()
 			p.listenLine = []any{"target", "start", "store", storeName, "position", f.Position, "replay_ms", f.ReplayMs, "revision", revision}
