@@ -103,7 +103,7 @@ func (t *idTokens) verifierOf(ctx context.Context) (*oidc.IDTokenVerifier, error
 	if t.verifier != nil {
 		return t.verifier, nil
 	}
-	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), nil), t.issuer)
+	p, err := oidc.NewProvider(context.WithoutCancel(ctx), t.issuer)
 	if err != nil {
 		return nil, fmt.Errorf("riff-server cannot read the provider %s: %w", t.issuer, err)
 	}

@@ -170,6 +170,10 @@ func (p *Provider) Close() error {
 // Issuer is the issuer URL (the base of every endpoint).
 func (p *Provider) Issuer() string { return p.issuer }
 
+// PublicKey is the public key that signs the ID tokens (the one key of
+// the JWKS).
+func (p *Provider) PublicKey() *ecdsa.PublicKey { return &p.key.PublicKey }
+
 // ClientID is the client ID that the provider accepts.
 func (p *Provider) ClientID() string { return p.opts.ClientID }
 
