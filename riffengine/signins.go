@@ -38,12 +38,12 @@ type saver struct {
 	store  rifflog.Store
 	tokens *tokens.Store
 	now    func() time.Time
+	log    *slog.Logger
+
+	mu sync.Mutex
 	// after is the timer of the schedule (time.After; the tests give a
 	// timer of their own).
 	after func(time.Duration) <-chan time.Time
-	log   *slog.Logger
-
-	mu sync.Mutex
 	// gen is the generation of the object that the last load or write
 	// saw (0: no object).
 	gen int64
@@ -179,11 +179,19 @@ func (s *saver) loop(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.after(d):
+			case <-s.timer(d):
 			}
 		}
 		_ = s.write(ctx)
 	}
+}
+
+// timer starts a wait of the schedule.
+func (s *saver) timer(d time.Duration) <-chan time.Time {
+	s.mu.Lock()
+	after := s.after
+	s.mu.Unlock()
+	return after(d)
 }
 
 func (s *saver) waitNow() time.Duration {
@@ -241,7 +249,7 @@ func (s *saver) last(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("write %s: %w", rifflog.SignInsName, ctx.Err())
-		case <-s.after(d):
+		case <-s.timer(d):
 		}
 	}
 	return s.write(ctx)
