@@ -153,8 +153,9 @@ type Engine struct {
 	beforeEncode func()
 	// signIns is the token store of a riff with sign-in (nil with
 	// none); saver writes its snapshot.
-	signIns *tokens.Store
-	saver   *saver
+	signIns   *tokens.Store
+	saver     *saver
+	saverOnce sync.Once
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool

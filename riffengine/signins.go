@@ -138,10 +138,9 @@ func (e *Engine) loadSignIns(ctx context.Context) error {
 	return nil
 }
 
-// startSaver starts the goroutine that writes signins.json, once the
-// instance holds the lease and loaded the sign-ins again: a new
-// instance in its lease wait writes nothing over the object of the old
-// one.
+// startSaver starts the goroutine that writes signins.json, at the first
+// serve (setServing), once the instance holds the lease and loaded the
+// sign-ins again.
 func (e *Engine) startSaver() {
 	if e.signIns == nil {
 		return
