@@ -260,6 +260,13 @@ func TestGivenAWriteOfSignInsJsonWhenTheNextChangeComesThenItWaitsOneSecondFromT
 	if store.swaps != 2 {
 		t.Errorf("%d writes; want 2", store.swaps)
 	}
+	// The wait counts from the end of the newest write.
+	if _, _, err := s.e.SignIns().Start(mikeP, "k3", 2); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.timer.ask(t); d != time.Second {
+		t.Fatalf("the wait after the second write = %v; want 1s from its end", d)
+	}
 }
 
 func TestGivenASignInWhenItsWriteWaitsThenWaitSavedReturnsOnlyAfterTheWrite(t *testing.T) {
