@@ -94,6 +94,30 @@ type Store struct {
 	savedCh chan struct{}
 	// changed gets a value after a change, for the saver.
 	changed chan struct{}
+	// pruneAt is the number of tokens at which the next add removes
+	// the expired ones: a session token of a process that ended is
+	// never looked up again.
+	pruneAt int
+}
+
+// minPrune is the least number of tokens before a prune.
+const minPrune = 1024
+
+// addLocked keeps a new access token, and removes the expired ones
+// once the map doubled since the last prune (so the cost of a prune is
+// spread over the adds).
+func (s *Store) addLocked(token string, a *access) {
+	s.tokens[hashOf(token)] = a
+	if len(s.tokens) < s.pruneAt {
+		return
+	}
+	now := s.opts.Now()
+	for h, t := range s.tokens {
+		if !now.Before(t.expires) {
+			delete(s.tokens, h)
+		}
+	}
+	s.pruneAt = max(minPrune, 2*len(s.tokens))
 }
 
 // New makes an empty store.
@@ -116,6 +140,7 @@ func New(opts Options) *Store {
 		tokens:  map[hash]*access{},
 		floors:  map[string]uint64{},
 		changed: make(chan struct{}, 1),
+		pruneAt: minPrune,
 	}
 }
 
@@ -192,7 +217,7 @@ func (s *Store) nextPairLocked(si *signIn) (Pair, error) {
 	}
 	si.gen, si.current = gen, hashOf(refresh)
 	expires := s.opts.Now().Add(s.opts.AccessLife)
-	s.tokens[hashOf(acc)] = &access{chain: si.chain, expires: expires, pair: gen}
+	s.addLocked(acc, &access{chain: si.chain, expires: expires, pair: gen})
 	return Pair{Access: acc, Refresh: refresh, Token: si.token("", expires)}, nil
 }
 
@@ -352,7 +377,7 @@ func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 		return Pair{}, err
 	}
 	expires := s.opts.Now().Add(s.opts.SessionLife)
-	s.tokens[hashOf(tok)] = &access{chain: si.chain, session: session, expires: expires}
+	s.addLocked(tok, &access{chain: si.chain, session: session, expires: expires})
 	return Pair{Access: tok, Token: si.token(session, expires)}, nil
 }
 

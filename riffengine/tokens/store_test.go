@@ -551,3 +551,21 @@ func TestGivenManyGoroutinesWhenTheyUseTheStoreThenTheRaceDetectorAgrees(t *test
 	}
 	wg.Wait()
 }
+
+func TestGivenManySwapsWhoseTokensExpireWhenMoreComeThenTheStoreKeepsNoPileOfExpiredTokens(t *testing.T) {
+	f := newFixture(t)
+	p := f.start(mike, keyA, 1)
+	for range 20 {
+		for range 500 {
+			if _, err := f.s.Swap(p.Access, keyA, "a6cf"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Every token so far expires, and the person refreshes.
+		f.clock.Add(tokens.DefaultSessionLife + tokens.DefaultAccessLife)
+		p = f.refresh(p.Refresh, keyA)
+	}
+	if n := f.s.TokenCount(); n > 3000 {
+		t.Errorf("the store keeps %d tokens after 10,000 swaps that expired; want the expired ones gone", n)
+	}
+}
