@@ -11,8 +11,10 @@ import (
 // FuzzParseRefresh: any text either parses into the parts that make it
 // again, or gives an error; it never panics.
 func FuzzParseRefresh(f *testing.F) {
-	s := newFixture(&testing.T{})
-	pair := s.start(mike, keyA, 1)
+	pair, _, err := tokens.New(tokens.Options{}).Start(mike, keyA, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(pair.Refresh)
 	f.Add("a.1.b")
 	f.Add("..")
@@ -32,11 +34,18 @@ func FuzzParseRefresh(f *testing.F) {
 // loads again into the same bytes, or give an error and change nothing;
 // a load never panics.
 func FuzzLoad(f *testing.F) {
-	fx := newFixture(&testing.T{})
-	p := fx.start(mike, keyA, 1)
-	fx.s.Refresh(p.Refresh, keyA)
-	fx.start(ann, keyB, 2)
-	good, _ := fx.s.Snapshot()
+	s := tokens.New(tokens.Options{})
+	p, _, err := s.Start(mike, keyA, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := s.Refresh(p.Refresh, keyA); err != nil {
+		f.Fatal(err)
+	}
+	if _, _, err := s.Start(ann, keyB, 2); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := s.Snapshot()
 	f.Add(good)
 	f.Add([]byte(`{"version":1,"sign_ins":[]}`))
 	f.Add([]byte(`{"version":2}`))
