@@ -189,6 +189,9 @@ func (s *Store) Start(p Person, key string, position uint64) (Pair, uint64, erro
 	if err != nil {
 		return Pair{}, 0, err
 	}
+	if _, taken := s.signIns[chain]; taken {
+		return Pair{}, 0, fmt.Errorf("start a sign-in: the random chain ID is taken; the randomness is broken")
+	}
 	si := &signIn{chain: chain, person: p, key: key, position: position, started: s.opts.Now()}
 	pair, err := s.nextPairLocked(si)
 	if err != nil {
@@ -297,19 +300,28 @@ func (s *Store) Refresh(refresh, key string) (Pair, error) {
 	case si.loose && gen == si.gen+1:
 		// The write of this generation was lost: take it as the
 		// current one, so that the next pair follows it.
+		before := *si
 		si.prevGen, si.prev = si.gen, si.current
 		si.gen, si.current = gen, h
+		pair, err := s.nextPairLocked(si)
+		if err != nil {
+			*si = before
+			return Pair{}, err
+		}
+		si.loose = false
+		s.changedLocked()
+		return pair, nil
 	case gen == si.prevGen && si.prevGen != 0 && h == si.prev:
 		// A lost reply: the pair of the current generation never
 		// reached the client. End it, and give a new one in its place;
 		// the token of the previous generation stays the previous one,
 		// since this reply can be lost too.
-		s.endPairLocked(si.chain, si.gen)
-		prevGen, prev := si.prevGen, si.prev
+		lost, prevGen, prev := si.gen, si.prevGen, si.prev
 		pair, err := s.nextPairLocked(si)
 		if err != nil {
 			return Pair{}, err
 		}
+		s.endPairLocked(si.chain, lost)
 		si.prevGen, si.prev, si.loose = prevGen, prev, false
 		s.changedLocked()
 		return pair, nil

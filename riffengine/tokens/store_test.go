@@ -569,3 +569,76 @@ func TestGivenManySwapsWhoseTokensExpireWhenMoreComeThenTheStoreKeepsNoPileOfExp
 		t.Errorf("the store keeps %d tokens after 10,000 swaps that expired; want the expired ones gone", n)
 	}
 }
+
+// brokenRand fails while broken is set.
+type brokenRand struct {
+	mu     sync.Mutex
+	broken bool
+	r      *rand.ChaCha8
+}
+
+func (b *brokenRand) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		return 0, errors.New("no randomness")
+	}
+	return b.r.Read(p)
+}
+
+func (b *brokenRand) set(broken bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.broken = broken
+}
+
+func TestGivenRandomnessThatFailsWhenARefreshRunsThenItFailsAndChangesNothing(t *testing.T) {
+	r := &brokenRand{r: rand.NewChaCha8([32]byte{1})}
+	s := tokens.New(tokens.Options{Rand: r})
+	p1, _, err := s.Start(mike, keyA, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := s.Refresh(p1.Refresh, keyA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, v := s.Snapshot()
+	r.set(true)
+	for _, token := range []string{p2.Refresh, p1.Refresh} { // the current and the lost-reply path
+		if _, err := s.Refresh(token, keyA); err == nil {
+			t.Fatal("Refresh with no randomness worked")
+		}
+	}
+	if _, _, err := s.Start(mike, keyB, 1); err == nil {
+		t.Fatal("Start with no randomness worked")
+	}
+	if after, v2 := s.Snapshot(); string(after) != string(before) || v2 != v {
+		t.Fatalf("a refresh that failed changed the store")
+	}
+	wantLive(t, s, p2.Access)
+	r.set(false)
+	if _, err := s.Refresh(p1.Refresh, keyA); err != nil {
+		t.Fatalf("the lost-reply refresh after the randomness came back = %v", err)
+	}
+}
+
+func TestGivenRandomnessThatFailsWhenTheFirstRefreshAfterALoadHasTheNextGenerationThenItFailsAndTheNextGenerationStillWorks(t *testing.T) {
+	first := tokens.New(tokens.Options{})
+	p1, _, _ := first.Start(mike, keyA, 1)
+	saved, _ := first.Snapshot()
+	p2, _ := first.Refresh(p1.Refresh, keyA) // lost by a crash
+	r := &brokenRand{r: rand.NewChaCha8([32]byte{2})}
+	s := tokens.New(tokens.Options{Rand: r})
+	if _, err := s.Load(saved, 10, knows("mike")); err != nil {
+		t.Fatal(err)
+	}
+	r.set(true)
+	if _, err := s.Refresh(p2.Refresh, keyA); err == nil {
+		t.Fatal("Refresh with no randomness worked")
+	}
+	r.set(false)
+	if _, err := s.Refresh(p2.Refresh, keyA); err != nil {
+		t.Fatalf("the next generation after the randomness came back = %v", err)
+	}
+}
