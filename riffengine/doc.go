@@ -16,12 +16,15 @@
 //     does not), and the replay of the chunks after it ([Load]).
 //  2. The engine on that state: the writer and the timers start; the
 //     engine answers 503 ("riff-server starts") until step 6.
-//  3. Options.Listen: the program opens its port.
+//  3. A riff with sign-in (Options.SignIn) loads signins.json into its
+//     token store (riffengine/tokens); an object that does not read
+//     stops the start. Then Options.Listen: the program opens its port.
 //  4. The lease (not with Options.NoLease): wait while a later revision
 //     holds it, take it, wait Options.LeaseWait so that the old instance
 //     reads it, then load again (from the newest checkpoint when the old
 //     instance wrote one in the wait, else the chunks since the load),
-//     remove the leftovers of killed writes, and hold the lease.
+//     load signins.json again, remove the leftovers of killed writes,
+//     and hold the lease.
 //  5. Options.Leased: a program whose port the old instance held opens
 //     it now.
 //  6. make_riff at the first start, then the engine serves.
@@ -38,6 +41,12 @@
 //     free;
 //   - the preparer (the engine, at most one at a time): makes the file of
 //     the next chunk, for a store that can;
+//   - the saver of signins.json and its watcher (the engine, from the
+//     first serve, in a riff with sign-in): writes the snapshot of the
+//     token store when it changed, at most once a second from the end
+//     of the last write, doubling the wait after a failure up to 32 s;
+//     the stop and the handover write it one last time, before the last
+//     checkpoint;
 //   - the lease holder and its watcher (the engine, from step 4): reads
 //     the lease every 2 s, and stops the instance when it reads another
 //     one;

@@ -50,7 +50,8 @@ type Options struct {
 	// Tokens set the token store of a riff with sign-in; its clock is
 	// Now.
 	Tokens tokens.Options
-	// StateOptions are the options of the state; a load after the lease
+	// StateOptions are the options of the state (their SignIn comes
+	// from SignIn above); a load after the lease
 	// wait makes the state again with them. Open gives them the build of
 	// Build when they name none.
 	StateOptions riffstate.Options
@@ -153,8 +154,9 @@ type Engine struct {
 	beforeEncode func()
 	// signIns is the token store of a riff with sign-in (nil with
 	// none); saver writes its snapshot.
-	signIns *tokens.Store
-	saver   *saver
+	signIns   *tokens.Store
+	saver     *saver
+	saverOnce sync.Once
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool

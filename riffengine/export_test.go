@@ -145,3 +145,11 @@ func (e *Engine) SetReplay(took time.Duration, position uint64, at time.Time, bu
 
 // SetUnread logs the checkpoints that did not read, as Open does.
 func (e *Engine) SetUnread(failed []error) { e.setUnread(failed) }
+
+// SetSignInsTimer puts a timer of the test in place of time.After in the
+// schedule of the writes of signins.json.
+func (e *Engine) SetSignInsTimer(after func(time.Duration) <-chan time.Time) {
+	e.saver.mu.Lock()
+	defer e.saver.mu.Unlock()
+	e.saver.after = after
+}

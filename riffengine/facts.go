@@ -100,6 +100,12 @@ func (e *Engine) setUnreadLocked(failed []error) {
 
 // setServing says whether the server serves, and why not.
 func (e *Engine) setServing(serving bool, why string) {
+	if serving {
+		// The saver of signins.json starts with the first serve: a new
+		// instance in its lease wait writes nothing over the object of
+		// the old one.
+		e.saverOnce.Do(e.startSaver)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.serving, e.facts.why = serving, why

@@ -82,7 +82,6 @@ func Open(ctx context.Context, store rifflog.Store, opts Options) (*Engine, erro
 		e.abort(err)
 		return nil, err
 	}
-	e.startSaver()
 	e.setServing(true, "")
 	opts.Logger.Info("riff-server serves", "target", "start", "revision", opts.Revision)
 	return e, nil

@@ -38,12 +38,12 @@ type saver struct {
 	store  rifflog.Store
 	tokens *tokens.Store
 	now    func() time.Time
+	log    *slog.Logger
+
+	mu sync.Mutex
 	// after is the timer of the schedule (time.After; the tests give a
 	// timer of their own).
 	after func(time.Duration) <-chan time.Time
-	log   *slog.Logger
-
-	mu sync.Mutex
 	// gen is the generation of the object that the last load or write
 	// saw (0: no object).
 	gen int64
@@ -138,10 +138,9 @@ func (e *Engine) loadSignIns(ctx context.Context) error {
 	return nil
 }
 
-// startSaver starts the goroutine that writes signins.json, once the
-// instance holds the lease and loaded the sign-ins again: a new
-// instance in its lease wait writes nothing over the object of the old
-// one.
+// startSaver starts the goroutine that writes signins.json, at the first
+// serve (setServing), once the instance holds the lease and loaded the
+// sign-ins again.
 func (e *Engine) startSaver() {
 	if e.signIns == nil {
 		return
@@ -179,11 +178,19 @@ func (s *saver) loop(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.after(d):
+			case <-s.timer(d):
 			}
 		}
 		_ = s.write(ctx)
 	}
+}
+
+// timer starts a wait of the schedule.
+func (s *saver) timer(d time.Duration) <-chan time.Time {
+	s.mu.Lock()
+	after := s.after
+	s.mu.Unlock()
+	return after(d)
 }
 
 func (s *saver) waitNow() time.Duration {
@@ -241,7 +248,7 @@ func (s *saver) last(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("write %s: %w", rifflog.SignInsName, ctx.Err())
-		case <-s.after(d):
+		case <-s.timer(d):
 		}
 	}
 	return s.write(ctx)

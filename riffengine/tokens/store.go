@@ -94,6 +94,30 @@ type Store struct {
 	savedCh chan struct{}
 	// changed gets a value after a change, for the saver.
 	changed chan struct{}
+	// pruneAt is the number of tokens at which the next add removes
+	// the expired ones: a session token of a process that ended is
+	// never looked up again.
+	pruneAt int
+}
+
+// minPrune is the least number of tokens before a prune.
+const minPrune = 1024
+
+// addLocked keeps a new access token, and removes the expired ones
+// once the map doubled since the last prune (so the cost of a prune is
+// spread over the adds).
+func (s *Store) addLocked(token string, a *access) {
+	s.tokens[hashOf(token)] = a
+	if len(s.tokens) < s.pruneAt {
+		return
+	}
+	now := s.opts.Now()
+	for h, t := range s.tokens {
+		if !now.Before(t.expires) {
+			delete(s.tokens, h)
+		}
+	}
+	s.pruneAt = max(minPrune, 2*len(s.tokens))
 }
 
 // New makes an empty store.
@@ -116,6 +140,7 @@ func New(opts Options) *Store {
 		tokens:  map[hash]*access{},
 		floors:  map[string]uint64{},
 		changed: make(chan struct{}, 1),
+		pruneAt: minPrune,
 	}
 }
 
@@ -164,6 +189,9 @@ func (s *Store) Start(p Person, key string, position uint64) (Pair, uint64, erro
 	if err != nil {
 		return Pair{}, 0, err
 	}
+	if _, taken := s.signIns[chain]; taken {
+		return Pair{}, 0, fmt.Errorf("start a sign-in: the random chain ID is taken; the randomness is broken")
+	}
 	si := &signIn{chain: chain, person: p, key: key, position: position, started: s.opts.Now()}
 	pair, err := s.nextPairLocked(si)
 	if err != nil {
@@ -192,7 +220,7 @@ func (s *Store) nextPairLocked(si *signIn) (Pair, error) {
 	}
 	si.gen, si.current = gen, hashOf(refresh)
 	expires := s.opts.Now().Add(s.opts.AccessLife)
-	s.tokens[hashOf(acc)] = &access{chain: si.chain, expires: expires, pair: gen}
+	s.addLocked(acc, &access{chain: si.chain, expires: expires, pair: gen})
 	return Pair{Access: acc, Refresh: refresh, Token: si.token("", expires)}, nil
 }
 
@@ -272,19 +300,28 @@ func (s *Store) Refresh(refresh, key string) (Pair, error) {
 	case si.loose && gen == si.gen+1:
 		// The write of this generation was lost: take it as the
 		// current one, so that the next pair follows it.
+		before := *si
 		si.prevGen, si.prev = si.gen, si.current
 		si.gen, si.current = gen, h
+		pair, err := s.nextPairLocked(si)
+		if err != nil {
+			*si = before
+			return Pair{}, err
+		}
+		si.loose = false
+		s.changedLocked()
+		return pair, nil
 	case gen == si.prevGen && si.prevGen != 0 && h == si.prev:
 		// A lost reply: the pair of the current generation never
 		// reached the client. End it, and give a new one in its place;
 		// the token of the previous generation stays the previous one,
 		// since this reply can be lost too.
-		s.endPairLocked(si.chain, si.gen)
-		prevGen, prev := si.prevGen, si.prev
+		lost, prevGen, prev := si.gen, si.prevGen, si.prev
 		pair, err := s.nextPairLocked(si)
 		if err != nil {
 			return Pair{}, err
 		}
+		s.endPairLocked(si.chain, lost)
 		si.prevGen, si.prev, si.loose = prevGen, prev, false
 		s.changedLocked()
 		return pair, nil
@@ -352,7 +389,7 @@ func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 		return Pair{}, err
 	}
 	expires := s.opts.Now().Add(s.opts.SessionLife)
-	s.tokens[hashOf(tok)] = &access{chain: si.chain, session: session, expires: expires}
+	s.addLocked(tok, &access{chain: si.chain, session: session, expires: expires})
 	return Pair{Access: tok, Token: si.token(session, expires)}, nil
 }
 
