@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/mem"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -52,8 +54,27 @@ type signedRiff struct {
 
 func startSignedIn(t *testing.T, opts riffstate.Options) *signedRiff {
 	t.Helper()
+	return startSignedInOn(t, mem.New(), opts)
+}
+
+// failingSwaps is a memory store whose writes of signins.json fail while
+// fail is set.
+type failingSwaps struct {
+	rifflog.Store
+	fail atomic.Bool
+}
+
+func (f *failingSwaps) Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error) {
+	if f.fail.Load() && name == rifflog.SignInsName {
+		return 0, errors.New("the bucket answers 500")
+	}
+	return f.Store.Swap(ctx, name, data, gen)
+}
+
+func startSignedInOn(t *testing.T, store rifflog.Store, opts riffstate.Options) *signedRiff {
+	t.Helper()
 	r := &signedRiff{t: t, logs: &lines{}}
-	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{
+	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
 		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour,
 	})
@@ -446,4 +467,59 @@ func TestGivenMarkedValuesWhenEachCallOfTheTokenPathRunsThenNoLineHoldsThem(t *t
 	if !strings.Contains(logs, `"sign_in":"mark-person"`) && !strings.Contains(logs, `"denied"`) {
 		t.Errorf("no line of the calls; lines:\n%s", logs)
 	}
+}
+
+func TestGivenASessionTokenWhenItSwapsThenNotYou(t *testing.T) {
+	r := startSignedIn(t, adaOpts)
+	d := newDevice(t)
+	tr := r.signIn(d, "ada@example.com")
+	st := r.swap(d, tr.AccessToken, "s1")
+	rep, _ := r.do(req{path: wire.Swap{}.Path(), body: wire.Swap{Session: "s2"}, token: st.AccessToken, proofKey: d.key})
+	wantRefused(t, rep, wire.NotYou, http.StatusForbidden)
+	// A swap with another key than the key of the person token.
+	rep, _ = r.do(req{path: wire.Swap{}.Path(), body: wire.Swap{Session: "s2"}, token: tr.AccessToken, proofKey: newDevice(t).key})
+	wantRefused(t, rep, wire.BadProof, http.StatusUnauthorized)
+	// A session ID that is no name.
+	rep, _ = r.do(req{path: wire.Swap{}.Path(), body: wire.Swap{Session: "a b"}, token: tr.AccessToken, proofKey: d.key})
+	wantRefused(t, rep, wire.BadRequest, http.StatusBadRequest)
+	// Two swaps of the same session: each token stays live.
+	st2 := r.swap(d, tr.AccessToken, "s1")
+	for _, tok := range []string{st.AccessToken, st2.AccessToken} {
+		if rep, _ := r.do(req{path: wire.Whoami{}.Path(), body: whoami("ada/s1"), token: tok, proofKey: d.key}); rep.status != http.StatusOK {
+			t.Errorf("whoami with a session token after a second swap = %s; want 200", rep)
+		}
+	}
+}
+
+func TestGivenTheWritesOfSignInsFailWhenASignInRefreshesThen503AndASwapWorks(t *testing.T) {
+	store := &failingSwaps{Store: mem.New()}
+	r := startSignedInOn(t, store, adaOpts)
+	d := newDevice(t)
+	tr := r.signIn(d, "ada@example.com")
+	store.fail.Store(true)
+	// The first refresh changes the store; its write fails, and then a
+	// refresh gets 503 with no code: the client tries again.
+	refresh := tr.RefreshToken
+	var last reply
+	until(t, "a refresh gets 503", func() bool {
+		rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: refresh}, proofKey: d.key})
+		last = rep
+		if rep.status == http.StatusOK {
+			var next wire.TokenReply
+			rep.decode(t, &next)
+			refresh = next.RefreshToken
+		}
+		return rep.status == http.StatusServiceUnavailable
+	})
+	if code := last.header.Get(wire.HeaderRefused); code != "" {
+		t.Errorf("503 of a refresh has riff-refused %q; want none", code)
+	}
+	if rep, _ := r.do(req{path: wire.Swap{}.Path(), body: wire.Swap{Session: "s1"}, token: tr.AccessToken, proofKey: d.key}); rep.status != http.StatusOK {
+		t.Errorf("a swap while the writes fail = %s; want 200", rep)
+	}
+	store.fail.Store(false)
+	until(t, "a refresh works again", func() bool {
+		rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: refresh}, proofKey: d.key})
+		return rep.status == http.StatusOK
+	})
 }

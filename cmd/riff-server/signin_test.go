@@ -195,6 +195,9 @@ func TestGivenARiffWithAProviderWhenAPersonSignsInByTheBrowserThenTheTokensWorkA
 	if r := m.call(http.MethodPost, wire.Register{}.Path(), st.AccessToken, wire.Register{Me: session("mark-ada", "mark-s1")}); r.Status != http.StatusOK {
 		t.Fatalf("register with the session token = %s", r)
 	}
+	// A post with a marked body (the server may refuse it: an unsigned
+	// post; the lines must not hold the body either way).
+	m.call(http.MethodPost, wire.Post{}.Path(), st.AccessToken, wire.Post{Me: session("mark-ada", "mark-s1"), Thread: "o/repo", Body: "mark-body-text"})
 	// The facts are for a signed-in caller.
 	if r, _ := s.get(wire.Server{}.Path()); r.Status != http.StatusUnauthorized {
 		t.Errorf("facts with no token = %s; want 401", r)
@@ -227,7 +230,7 @@ func TestGivenARiffWithAProviderWhenAPersonSignsInByTheBrowserThenTheTokensWorkA
 	for _, srv := range []*server{s, s2} {
 		srv.checkLines()
 		text := srv.stderrText()
-		for _, mark := range []string{"mark-ada@example.com", tr.AccessToken, tr.RefreshToken, st.AccessToken, k.X} {
+		for _, mark := range []string{"mark-ada@example.com", "mark-body-text", tr.AccessToken, tr.RefreshToken, st.AccessToken, k.X} {
 			if strings.Contains(text, mark) {
 				t.Errorf("a line of riff-server holds %q:\n%s", mark, text)
 			}
@@ -366,4 +369,89 @@ func TestGivenTheListenRuleWhenTheAddressIsNotLoopbackThenOnlyARiffWithSignInLis
 		}
 		break
 	}
+}
+
+// TestGivenASecondMachineOnAnotherAddressWhenItSignsInThenItWorksAndACopyIsRefused:
+// riff-server with sign-in on a second loopback address (not the
+// address of the first machine's calls), two machines with their own
+// keys: each works as its person; a call with no token, a stolen token
+// with no key, and a replayed proof are refused with their codes.
+func TestGivenASecondMachineOnAnotherAddressWhenItSignsInThenItWorksAndACopyIsRefused(t *testing.T) {
+	needBinary(t)
+	probe, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no second loopback address here: %v", err)
+	}
+	port := probe.Addr().(*net.TCPAddr).Port
+	probe.Close()
+	p := startProvider(t)
+	s := start(t, serverOpts{addr: net.JoinHostPort("127.0.0.2", strconv.Itoa(port)), args: signInArgs(p, "--allowed-domain", "example.com")})
+	first, second := newMachine(t, s.URL), newMachine(t, s.URL)
+	p.SetNext(oidcfake.Identity{Email: "ada@example.com"})
+	var pr wire.ProviderReply
+	_ = json.Unmarshal(first.call(http.MethodPost, wire.SignInProvider{}.Path(), "", wire.SignInProvider{}).Body, &pr)
+	ada := first.signIn(browserIDToken(t, pr))
+	p.SetNext(oidcfake.Identity{Email: "bob@example.com"})
+	bob := second.signIn(browserIDToken(t, pr))
+	if ada.User != "ada" || bob.User != "bob" {
+		t.Fatalf("users = %q, %q; want ada, bob", ada.User, bob.User)
+	}
+	post := wire.Join{Me: session("bob", "b1"), Thread: "o/repo"}
+	bs := second.call(http.MethodPost, wire.Swap{}.Path(), bob.AccessToken, wire.Swap{Session: "b1"})
+	var bt wire.TokenReply
+	if err := json.Unmarshal(bs.Body, &bt); err != nil || bs.Status != http.StatusOK {
+		t.Fatalf("swap of bob = %s", bs)
+	}
+	if r := second.call(http.MethodPost, wire.Join{}.Path(), bt.AccessToken, post); r.Status != http.StatusOK {
+		t.Fatalf("join of bob's session = %s; want 200", r)
+	}
+	// The first machine cannot act as bob, also not with bob's token.
+	refusedWith(t, first.call(http.MethodPost, wire.Whoami{}.Path(), ada.AccessToken, wire.Whoami{Me: person("bob")}), wire.NotYou, http.StatusForbidden)
+	refusedWith(t, first.call(http.MethodPost, wire.Whoami{}.Path(), bob.AccessToken, wire.Whoami{Me: person("bob")}), wire.BadProof, http.StatusUnauthorized)
+	// No token.
+	r, err := post2(s.URL+wire.Whoami{}.Path(), "", "", wire.Whoami{Me: person("bob")})
+	if err != nil || r.Header.Get(wire.HeaderRefused) != string(wire.NoToken) {
+		t.Errorf("no token = %v %v; want no_token", r, err)
+	}
+	// A stolen token with no proof.
+	r, err = post2(s.URL+wire.Whoami{}.Path(), bob.AccessToken, "", wire.Whoami{Me: person("bob")})
+	if err != nil || r.Header.Get(wire.HeaderRefused) != string(wire.BadProof) {
+		t.Errorf("a stolen token with no proof = %v %v; want bad_proof", r, err)
+	}
+	// A replayed proof.
+	proof, err := dpop.Make(second.key, http.MethodPost, s.URL+wire.Whoami{}.Path(), bob.AccessToken, time.Now(), rand.Text())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"", string(wire.BadProof)} {
+		r, err := post2(s.URL+wire.Whoami{}.Path(), bob.AccessToken, proof, wire.Whoami{Me: person("bob")})
+		if err != nil || r.Header.Get(wire.HeaderRefused) != want {
+			t.Errorf("try %d of one proof = %v %v; want riff-refused %q", i+1, r, err, want)
+		}
+	}
+}
+
+// post2 sends a POST with a token and a proof as they are.
+func post2(url, token, proof string, body any) (reply, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return reply{}, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return reply{}, err
+	}
+	if token != "" {
+		req.Header.Set(wire.HeaderAuthorization, "DPoP "+token)
+	}
+	if proof != "" {
+		req.Header.Set(wire.HeaderDPoP, proof)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return reply{Status: resp.StatusCode, Header: resp.Header, Body: data}, err
 }
