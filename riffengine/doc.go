@@ -5,6 +5,18 @@
 // It is the only code that locks the state. It never decides a rule of
 // the riff: riffstate does.
 //
+// # The token layer
+//
+// Every routed call, stream and the facts go through a [TokenLayer]:
+// [NoSignIn] trusts the me of the body (a riff on loopback); [SignedIn]
+// checks the access token (Authorization: DPoP TOKEN), the DPoP proof of
+// its device key (method, URL, token, time, this instance, seen once),
+// and that the token may act as the me of the body (not_you). The token
+// path (signin_http.go: provider, sign-in, refresh, swap) needs no
+// access token; [Engine.SignIn] runs the command admit and starts the
+// sign-in in the token store. docs/signin.md has the codes and the
+// decisions.
+//
 // # Start and stop
 //
 // A program starts an engine with [Open] and stops it with
@@ -27,7 +39,9 @@
 //     and hold the lease.
 //  5. Options.Leased: a program whose port the old instance held opens
 //     it now.
-//  6. make_riff at the first start, then the engine serves.
+//  6. make_riff at the first start; in a riff with sign-in, name_owner
+//     for the owner of the settings (StateOptions.Owner); then the
+//     engine serves.
 //
 // The goroutines, each with its owner, which stops it; the engine waits
 // for each of its own before Done closes:
