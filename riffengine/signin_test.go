@@ -523,3 +523,21 @@ func TestGivenTheWritesOfSignInsFailWhenASignInRefreshesThen503AndASwapWorks(t *
 		return rep.status == http.StatusOK
 	})
 }
+
+func TestGivenTheSignInsOfAPersonEndedWhenTheySignInFromBeforeTheEndThenBadToken(t *testing.T) {
+	r := startSignedIn(t, adaOpts)
+	d := newDevice(t)
+	tr := r.signIn(d, "ada@example.com")
+	// The effect of a remove at a position past the log: each sign-in of
+	// ada from before it ends, and none starts below it.
+	if n := r.e.SignIns().End("ada", 1_000_000); n != 1 {
+		t.Fatalf("End = %d; want 1 sign-in", n)
+	}
+	rep, _ := r.do(req{path: wire.Whoami{}.Path(), body: whoami("ada"), token: tr.AccessToken, proofKey: d.key})
+	wantRefused(t, rep, wire.BadToken, http.StatusUnauthorized)
+	rep, _ = r.do(req{path: wire.SignIn{}.Path(), body: wire.SignIn{IDToken: "ada@example.com", Key: d.jwk(t)}, proofKey: d.key})
+	wantRefused(t, rep, wire.BadToken, http.StatusUnauthorized)
+	if !strings.Contains(string(rep.body), "riff login") {
+		t.Errorf("reply %s; want the text of an ended sign-in", rep)
+	}
+}
