@@ -115,6 +115,9 @@ func (p Post) target(c Caller, v View, now Now) (name.Thread, []selector.Selecto
 	if t.IsDirect() && !t.Has(c.Who()) {
 		return "", nil, wire.Refuse(wire.NotAllowed, "you can post only to your own direct threads")
 	}
+	if err := v.checkChat(c, t); err != nil {
+		return "", nil, err
+	}
 	return t, p.To, nil
 }
 

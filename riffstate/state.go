@@ -55,6 +55,26 @@ type Options struct {
 	SignIn bool
 	// Build is the build of the server, for whoami and who.
 	Build string
+
+	// The settings of the people (docs/people.md): not in the log, so
+	// handle, the replies and the views read them from the view.
+
+	// Admins are the emails of the admins of the settings: each adds to
+	// the role of its person, and no command of the people changes it.
+	Admins []string
+	// PublicAddress is the address of the riff that a person gives riff
+	// login (--server): the reply to an invite names it.
+	PublicAddress string
+	// OwnerWaitMs is the time that a request for the owner role waits
+	// before the server grants it, unless the owner denies it (0: 7
+	// days).
+	OwnerWaitMs int64
+	// OwnerGoneMs is the time with no sign of life after which the owner
+	// is gone and the server ends the owner role (0: 30 days).
+	OwnerGoneMs int64
+	// OwnerWarnMs is how long before that end the server warns the owner
+	// (0: 7 days).
+	OwnerWarnMs int64
 }
 
 // State is the whole state of a riff: the pending copy of the riff
@@ -104,10 +124,7 @@ func (s *State) Caller(c Caller) Caller {
 	if sess := s.pending.Session(c.Who()); sess != nil && c.Class == record.ClassSession {
 		c.Worker = sess.Worker
 	}
-	if !s.opts.SignIn {
-		c.Role = Admin
-	}
-	return c
+	return s.Pending().WithRole(c)
 }
 
 // Knows says whether the state knows the caller: a session of the
@@ -144,7 +161,13 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.R
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
-	if refused := Permits(cmd.Kind(), c, cmd.Needs(c)); refused != nil {
+	needs := cmd.Needs(c)
+	if refused := Permits(cmd.Kind(), c, needs); refused != nil {
+		// permits reads only the caller: the state tells a command that
+		// needs the owner that the riff has none.
+		if row, _ := rowOf(cmd.Kind()); needs == Owner && c.Role < Owner && slices.Contains(row.Classes, c.Class) && s.opts.SignIn && s.pending.People.Owner == "" {
+			return Handled{}, wire.Refuse(wire.NotAllowed, "%s", NoOwner)
+		}
 		return Handled{}, refused
 	}
 	handled, err := cmd.Handle(c, view, now)

@@ -59,6 +59,15 @@ func calls() []call {
 		c("plan_off", wire.PlanOff{}.Path(), "/v1/plan/off", func() any { return send[wire.TextReply](wire.PlanOff{}) }),
 		c("notes", wire.SetNotes{}.Path(), "/v1/notes", func() any { return send[wire.TextReply](wire.SetNotes{}) }),
 		c("set_idle", wire.SetIdle{}.Path(), "/v1/idle/set", func() any { return send[wire.TextReply](wire.SetIdle{}) }),
+		// the commands of the people
+		c("invite", wire.Invite{}.Path(), "/v1/invite", func() any { return send[wire.InviteReply](wire.Invite{}) }),
+		c("remove", wire.Remove{}.Path(), "/v1/remove", func() any { return send[wire.EndedReply](wire.Remove{}) }),
+		c("set_admin", wire.SetAdmin{}.Path(), "/v1/admin/set", func() any { return send[wire.TextReply](wire.SetAdmin{}) }),
+		c("pass_owner", wire.PassOwner{}.Path(), "/v1/owner/pass", func() any { return send[wire.TextReply](wire.PassOwner{}) }),
+		c("take_owner", wire.TakeOwner{}.Path(), "/v1/owner/take", func() any { return send[wire.OwnerReply](wire.TakeOwner{}) }),
+		c("deny_owner", wire.DenyOwner{}.Path(), "/v1/owner/deny", func() any { return send[wire.TextReply](wire.DenyOwner{}) }),
+		c("revoke", wire.Revoke{}.Path(), "/v1/revoke", func() any { return send[wire.EndedReply](wire.Revoke{}) }),
+		c("people", wire.People{}.Path(), "/v1/people", func() any { return send[wire.PeopleReply](wire.People{}) }),
 		// the signals
 		c("alive", wire.Alive{}.Path(), "/v1/alive", func() any { return send[wire.AliveReply](wire.Alive{}) }),
 		c("status", wire.Status{}.Path(), "/v1/status", func() any { return send[wire.TextReply](wire.Status{}) }),
@@ -115,6 +124,9 @@ func TestReplyTypes(t *testing.T) {
 		"who":  "wire.WhoReply", "whoami": "wire.WhoamiReply", "read": "wire.ReadReply", "threads": "wire.ThreadsReply",
 		"riff": "wire.Pauses", "idle": "wire.IdleReply", "server": "wire.ServerFacts", "notes read": "wire.NotesReply",
 		"watch": "wire.Event", "tail": "wire.Event",
+		"invite": "wire.InviteReply", "remove": "wire.EndedReply", "set_admin": "wire.TextReply",
+		"pass_owner": "wire.TextReply", "take_owner": "wire.OwnerReply", "deny_owner": "wire.TextReply",
+		"revoke": "wire.EndedReply", "people": "wire.PeopleReply",
 	}
 	for _, c := range calls() {
 		if c.reply != want[c.name] {
@@ -143,6 +155,8 @@ func TestEachBodyHasMe(t *testing.T) {
 		wire.Alive{Me: me}, wire.Status{Me: me}, wire.Blocked{Me: me}, wire.Step{Me: me}, wire.Move{Me: me},
 		wire.Who{Me: me}, wire.Whoami{Me: me}, wire.Read{Me: me}, wire.Threads{Me: me}, wire.Riff{Me: me},
 		wire.Idle{Me: me}, wire.Notes{Me: me}, wire.Watch{Me: me}, wire.Tail{Me: me},
+		wire.Invite{Me: me}, wire.Remove{Me: me}, wire.SetAdmin{Me: me}, wire.PassOwner{Me: me},
+		wire.TakeOwner{Me: me}, wire.DenyOwner{Me: me}, wire.Revoke{Me: me}, wire.People{Me: me},
 	}
 	for _, b := range bodies {
 		t.Run(fmt.Sprintf("%T", b), func(t *testing.T) {
