@@ -78,6 +78,17 @@ func (v View) CallerIsMember(c Caller) bool {
 	return v.IsMember(v.riff.People.Emails[c.URI.User])
 }
 
+// SignInsEndedAt gives the position of the last member_removed or
+// signins_ended record of the email of user, or 0: a sign-in of the user
+// that started before it has ended (the engine refuses its calls).
+func (v View) SignInsEndedAt(user string) uint64 {
+	email := v.riff.People.Emails[user]
+	if email == "" {
+		return 0
+	}
+	return v.riff.People.Ended[email]
+}
+
 // userOf gives the user of an email: the user of its first sign-in, or
 // empty. Of two users with one email (a log written by hand) it gives
 // the first in name order.

@@ -290,6 +290,10 @@ func TestGivenARiffWithSignInThenOnlyAMemberReadsOrPostsInChat(t *testing.T) {
 			}
 		}
 	}
+	// A message in chat wakes no session of a person who is no member.
+	givenTeam(t, joinRec("carl/c001", "chat"), joinRec("eve/e001", "chat")).
+		when("bob", post("chat", "hello", "person=false")).
+		then(posted("bob", "chat", 1, record.MessagePlain, sels("person=false"), "carl/c001"))
 	// The other threads stay open to each caller.
 	givenTeam(t).when("eve", post(repo, "hello")).then(posted("eve", repo, 1, record.MessagePlain, nil))
 	// A riff with no sign-in keeps its chat open.
@@ -492,5 +496,29 @@ func TestGivenAKeptCallOfThePeopleWhenACheckpointAndAReplayCameThenItsRepeatGets
 				t.Errorf("the reply after a replay differs from the live reply (-live +repeat):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestGivenARemoveOrARevokeWhenItsRecordIsWrittenThenTheEffectsEndTheSignInsOfItsUserAtItsPosition(t *testing.T) {
+	f := givenTeam(t)
+	_, effects := f.mustRun("bob", removeOf("carl@example.com"))
+	want := []SignInsEnd{{User: "carl", Email: "carl@example.com", Position: f.riff().Position}}
+	if diff := cmp.Diff(want, effects.Ends); diff != "" {
+		t.Errorf("the ends of a remove (-want +got):\n%s", diff)
+	}
+	if got := f.s.Written().SignInsEndedAt("carl"); got != f.riff().Position {
+		t.Errorf("SignInsEndedAt(carl) = %d; want %d", got, f.riff().Position)
+	}
+	_, effects = f.mustRun("eve", revokeOf(""))
+	want = []SignInsEnd{{User: "eve", Email: "eve@example.com", Position: f.riff().Position}}
+	if diff := cmp.Diff(want, effects.Ends); diff != "" {
+		t.Errorf("the ends of a revoke (-want +got):\n%s", diff)
+	}
+	// Another command ends no sign-in.
+	if _, effects = f.mustRun("bob", inviteOf("fred@example.com")); len(effects.Ends) != 0 {
+		t.Errorf("an invite ends the sign-ins %v", effects.Ends)
+	}
+	if got := f.s.Written().SignInsEndedAt("bob"); got != 0 {
+		t.Errorf("SignInsEndedAt(bob) = %d; want 0", got)
 	}
 }

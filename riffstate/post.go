@@ -299,6 +299,10 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 		if w == sender || v.Gone(w, now) {
 			return
 		}
+		// Only a member reads chat, so a message there wakes no other.
+		if thread == name.Chat && !v.CallerIsMember(CallerOf(s.URI)) {
+			return
+		}
 		candidates = append(candidates, candidate{w, v.Marked(s, now)})
 	}
 	if a, b, ok := thread.Sides(); ok {
