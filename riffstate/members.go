@@ -58,15 +58,20 @@ func (v View) roleOf(email string) Role {
 }
 
 // IsMember says whether the person of an email is a member of the riff:
-// a member, an admin or the owner in the log, or an admin of the
-// settings.
+// a member, an admin or the owner in the log, or by the settings an
+// admin, the owner that --owner names, or a person of the allowed
+// domain (who may join as a member does).
 func (v View) IsMember(email string) bool {
 	if email == "" {
 		return false
 	}
 	p := v.riff.People
-	return email == p.Owner || slices.Contains(p.Members, email) || slices.Contains(p.Admins, email) ||
-		slices.Contains(v.opts.Admins, email)
+	if email == p.Owner || slices.Contains(p.Members, email) || slices.Contains(p.Admins, email) ||
+		slices.Contains(v.opts.Admins, email) || email == v.opts.Owner {
+		return true
+	}
+	_, domain, _ := strings.Cut(email, "@")
+	return v.opts.AllowedDomain != "" && strings.EqualFold(domain, v.opts.AllowedDomain)
 }
 
 // CallerIsMember says whether the user of c is a member, from the people
@@ -76,17 +81,6 @@ func (v View) CallerIsMember(c Caller) bool {
 		return true
 	}
 	return v.IsMember(v.riff.People.Emails[c.URI.User])
-}
-
-// SignInsEndedAt gives the position of the last member_removed or
-// signins_ended record of the email of user, or 0: a sign-in of the user
-// that started before it has ended (the engine refuses its calls).
-func (v View) SignInsEndedAt(user string) uint64 {
-	email := v.riff.People.Emails[user]
-	if email == "" {
-		return 0
-	}
-	return v.riff.People.Ended[email]
 }
 
 // userOf gives the user of an email: the user of its first sign-in, or
@@ -359,6 +353,7 @@ func (v View) People(c Caller, now Now) wire.PeopleReply {
 	if !v.opts.SignIn {
 		return reply
 	}
+	reply.Domain = v.opts.AllowedDomain
 	person := func(email string) (wire.Person, bool) {
 		out := wire.Person{User: p.userOf(email)}
 		if reply.Emails {

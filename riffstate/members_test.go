@@ -296,6 +296,17 @@ func TestGivenARiffWithSignInThenOnlyAMemberReadsOrPostsInChat(t *testing.T) {
 		then(posted("bob", "chat", 1, record.MessagePlain, sels("person=false"), "carl/c001"))
 	// The other threads stay open to each caller.
 	givenTeam(t).when("eve", post(repo, "hello")).then(posted("eve", repo, 1, record.MessagePlain, nil))
+	// A person of the allowed domain, and the owner of the settings, may
+	// join as a member does: each reads and posts in chat.
+	domain := signIn
+	domain.AllowedDomain = "Example.com"
+	givenIn(t, domain, team()).when("eve", post("chat", "hello")).then(posted("eve", "chat", 1, record.MessagePlain, nil))
+	owner := signIn
+	owner.Owner = "eve@example.com"
+	givenIn(t, owner, team()).when("eve", post("chat", "hello")).then(posted("eve", "chat", 1, record.MessagePlain, nil))
+	other := signIn
+	other.AllowedDomain = "example.org"
+	givenIn(t, other, team()).when("eve", post("chat", "hello")).thenRefused(wire.NotAllowed)
 	// A riff with no sign-in keeps its chat open.
 	given(t).when("gus", post("chat", "hello")).then(posted("gus", "chat", 1, record.MessagePlain, nil))
 }
@@ -526,8 +537,8 @@ func TestGivenARemoveOrARevokeWhenItsRecordIsWrittenThenTheEffectsEndTheSignInsO
 	if diff := cmp.Diff(want, effects.Ends); diff != "" {
 		t.Errorf("the ends of a remove (-want +got):\n%s", diff)
 	}
-	if got := f.s.Written().SignInsEndedAt("carl"); got != f.riff().Position {
-		t.Errorf("SignInsEndedAt(carl) = %d; want %d", got, f.riff().Position)
+	if got := f.riff().People.Ended["carl@example.com"]; got != f.riff().Position {
+		t.Errorf("the end of the sign-ins of carl = %d; want %d", got, f.riff().Position)
 	}
 	_, effects = f.mustRun("eve", revokeOf(""))
 	want = []SignInsEnd{{User: "eve", Email: "eve@example.com", Position: f.riff().Position}}
@@ -538,7 +549,7 @@ func TestGivenARemoveOrARevokeWhenItsRecordIsWrittenThenTheEffectsEndTheSignInsO
 	if _, effects = f.mustRun("bob", inviteOf("fred@example.com")); len(effects.Ends) != 0 {
 		t.Errorf("an invite ends the sign-ins %v", effects.Ends)
 	}
-	if got := f.s.Written().SignInsEndedAt("bob"); got != 0 {
-		t.Errorf("SignInsEndedAt(bob) = %d; want 0", got)
+	if got := f.riff().People.Ended["bob@example.com"]; got != 0 {
+		t.Errorf("the end of the sign-ins of bob = %d; want 0", got)
 	}
 }

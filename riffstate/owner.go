@@ -47,10 +47,6 @@ func (v View) ownerWarn() int64 {
 	return min(orDefault(v.opts.OwnerWarnMs, DefaultOwnerWarnMs), v.ownerGone())
 }
 
-// HadOwner says whether the riff has an owner or had one: name_owner
-// names the owner of the settings only in a riff that never had one.
-func (p People) HadOwner() bool { return p.Owner != "" || p.OwnerGone != "" }
-
 // dateOf gives a time as people read it, in UTC.
 func dateOf(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04 UTC")

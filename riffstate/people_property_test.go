@@ -41,7 +41,7 @@ type nameOwnerOf struct {
 
 func (nameOwnerOf) Kind() record.Command { return record.CommandNameOwner }
 func (n nameOwnerOf) Handle(c Caller, v View, now Now) (Handled, error) {
-	if v.riff.People.HadOwner() {
+	if v.riff.People.HadOwner {
 		return Handled{}, nil
 	}
 	return Handled{Changes: []record.Change{record.OwnerSet{Email: n.email}}}, nil

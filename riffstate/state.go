@@ -49,16 +49,26 @@ type Done struct {
 
 // Options set a state.
 type Options struct {
+	// PeopleOptions are the settings of the people of a riff with
+	// sign-in (members.go, owner.go).
+	PeopleOptions
 	// SignIn is a riff with sign-in. A riff with no sign-in trusts its
 	// network: each caller has the role of an admin, and the commands of
 	// the people are refused with no_sign_in.
 	SignIn bool
 	// Build is the build of the server, for whoami and who.
 	Build string
+	// Owner is the email that the setting --owner names: that person may
+	// join (admit), and name_owner makes it the first owner.
+	Owner string
+	// AllowedDomain is the email domain whose people may join a riff
+	// with sign-in (admit), "" for none.
+	AllowedDomain string
+}
 
-	// The settings of the people (docs/people.md): not in the log, so
-	// handle, the replies and the views read them from the view.
-
+// PeopleOptions are the settings of the people (docs/people.md): not in
+// the log, so handle, the replies and the views read them from the view.
+type PeopleOptions struct {
 	// Admins are the emails of the admins of the settings: each adds to
 	// the role of its person, and no command of the people changes it.
 	Admins []string

@@ -129,6 +129,9 @@ type PeopleReply struct {
 	Members []Person `json:"members"`
 	// MayJoin are the invited people who did not sign in yet.
 	MayJoin []Person `json:"may_join"`
+	// Domain is the allowed domain of the settings: each person with an
+	// email of it may join.
+	Domain string `json:"domain,omitempty"`
 	// Emails says whether the reply holds the emails: only a member
 	// reads them.
 	Emails bool `json:"emails,omitempty"`
