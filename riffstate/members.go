@@ -18,9 +18,41 @@ import (
 // owner role is in owner.go; admit (the first sign-in of a person) is in
 // people.go. docs/people.md has the rules and the decisions.
 
+// PeopleOptions are the settings of the people (docs/people.md): not in
+// the log, so handle, the replies and the views read them from the view.
+type PeopleOptions struct {
+	// Admins are the emails of the admins of the settings: each adds to
+	// the role of its person, and no command of the people changes it.
+	Admins []string
+	// PublicAddress is the address of the riff that a person gives riff
+	// login (--server): the reply to an invite names it.
+	PublicAddress string
+	// OwnerWaitMs is the time that a request for the owner role waits
+	// before the server grants it, unless the owner denies it (0: 7
+	// days).
+	OwnerWaitMs int64
+	// OwnerGoneMs is the time with no sign of life after which the owner
+	// is gone and the server ends the owner role (0: 30 days).
+	OwnerGoneMs int64
+	// OwnerWarnMs is how long before that end the server warns the owner
+	// (0: 7 days).
+	OwnerWarnMs int64
+}
+
 // NoOwner is the reason of a command that needs the owner in a riff with
 // no owner. permits reads only the caller, so [Check] gives this text.
 const NoOwner = "the riff has no owner; an admin takes the owner role with: riff owner --take"
+
+// noOwner gives the refusal of permits, or, for a command that needs
+// the owner in a riff with no owner, the refusal [NoOwner]: permits
+// reads only the caller, so the state puts that text in.
+func (s *State) noOwner(kind record.Command, c Caller, needs Role, refused *wire.Refused) *wire.Refused {
+	row, _ := rowOf(kind)
+	if needs == Owner && c.Role < Owner && slices.Contains(row.Classes, c.Class) && s.opts.SignIn && s.pending.People.Owner == "" {
+		return wire.Refuse(wire.NotAllowed, "%s", NoOwner)
+	}
+	return refused
+}
 
 // MaxEmail is the longest email that a command of the people takes.
 const MaxEmail = 254

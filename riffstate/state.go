@@ -66,27 +66,6 @@ type Options struct {
 	AllowedDomain string
 }
 
-// PeopleOptions are the settings of the people (docs/people.md): not in
-// the log, so handle, the replies and the views read them from the view.
-type PeopleOptions struct {
-	// Admins are the emails of the admins of the settings: each adds to
-	// the role of its person, and no command of the people changes it.
-	Admins []string
-	// PublicAddress is the address of the riff that a person gives riff
-	// login (--server): the reply to an invite names it.
-	PublicAddress string
-	// OwnerWaitMs is the time that a request for the owner role waits
-	// before the server grants it, unless the owner denies it (0: 7
-	// days).
-	OwnerWaitMs int64
-	// OwnerGoneMs is the time with no sign of life after which the owner
-	// is gone and the server ends the owner role (0: 30 days).
-	OwnerGoneMs int64
-	// OwnerWarnMs is how long before that end the server warns the owner
-	// (0: 7 days).
-	OwnerWarnMs int64
-}
-
 // State is the whole state of a riff: the pending copy of the riff
 // (each record in the queue), the written copy (each record whose chunk
 // is written), the presence, and the kept calls.
@@ -129,12 +108,18 @@ func (s *State) Caller(c Caller) Caller {
 	if c.Class == record.ClassServer {
 		return ServerCaller()
 	}
+	// The role and the email come from the people of the pending copy,
+	// with the admins of the settings: the token layer gives no role.
+	c = s.Pending().WithRole(c)
 	c.URI = c.URI.Bare()
 	c.Worker = false
 	if sess := s.pending.Session(c.Who()); sess != nil && c.Class == record.ClassSession {
 		c.Worker = sess.Worker
 	}
-	return s.Pending().WithRole(c)
+	if !s.opts.SignIn {
+		c.Role = Admin
+	}
+	return c
 }
 
 // Knows says whether the state knows the caller: a session of the
@@ -171,14 +156,8 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.R
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
-	needs := cmd.Needs(c)
-	if refused := Permits(cmd.Kind(), c, needs); refused != nil {
-		// permits reads only the caller: the state tells a command that
-		// needs the owner that the riff has none.
-		if row, _ := rowOf(cmd.Kind()); needs == Owner && c.Role < Owner && slices.Contains(row.Classes, c.Class) && s.opts.SignIn && s.pending.People.Owner == "" {
-			return Handled{}, wire.Refuse(wire.NotAllowed, "%s", NoOwner)
-		}
-		return Handled{}, refused
+	if refused := Permits(cmd.Kind(), c, cmd.Needs(c)); refused != nil {
+		return Handled{}, s.noOwner(cmd.Kind(), c, cmd.Needs(c), refused)
 	}
 	handled, err := cmd.Handle(c, view, now)
 	if err != nil {
