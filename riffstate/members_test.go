@@ -314,6 +314,7 @@ func TestGivenARiffWithSignInThenOnlyAMemberReadsOrPostsInChat(t *testing.T) {
 func TestGivenTheCommandsOfThePeopleWhenAPersonReadsThePeopleThenOnlyAMemberReadsTheEmails(t *testing.T) {
 	opts := signIn
 	opts.Admins = []string{"gil@example.com"}
+	opts.AllowedDomain = "example.org"
 	f := givenIn(t, opts, team(), askedRec("bob"))
 	v := f.s.Written()
 	got := v.People(CallerOf(uri("carl")), f.now)
@@ -324,6 +325,7 @@ func TestGivenTheCommandsOfThePeopleWhenAPersonReadsThePeopleThenOnlyAMemberRead
 		Admins:     []wire.Person{{User: "bob", Email: "bob@example.com"}, {Email: "gil@example.com", Settings: true}},
 		Members:    []wire.Person{{User: "carl", Email: "carl@example.com"}},
 		MayJoin:    []wire.Person{{Email: "dan@example.com"}},
+		Domain:     "example.org",
 		Emails:     true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -333,6 +335,7 @@ func TestGivenTheCommandsOfThePeopleWhenAPersonReadsThePeopleThenOnlyAMemberRead
 	want = wire.PeopleReply{
 		Owner: &wire.Person{User: "ann"}, Asked: &wire.Person{User: "bob"}, AskedDueMs: t0 + DefaultOwnerWaitMs,
 		Admins: []wire.Person{{User: "bob"}}, Members: []wire.Person{{User: "carl"}}, MayJoin: []wire.Person{},
+		Domain: "example.org",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the people for a caller who is no member (-want +got):\n%s", diff)
