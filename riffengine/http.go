@@ -329,7 +329,9 @@ func query[Q queried[R], R any](s *Handler, fn func(v riffstate.View, c riffstat
 		var reply R
 		var ferr error
 		err := s.e.Query(r.Context(), proof.caller, func(v riffstate.View, now riffstate.Now) []riffstate.Signal {
-			c := s.e.state.Caller(proof.caller)
+			// A query reads the people of the written copy: the role of
+			// the caller comes from v.
+			c := v.WithRole(s.e.state.Caller(proof.caller))
 			var sigs []riffstate.Signal
 			reply, sigs, ferr = fn(v, c, q, now)
 			return sigs

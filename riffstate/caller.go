@@ -39,6 +39,10 @@ type Caller struct {
 	// SignedInAt is the position of the log at the start of the caller's
 	// sign-in; 0 with no sign-in.
 	SignedInAt uint64
+	// Email is the email of the caller's user, from the people of the
+	// copy that gave its role ([View.WithRole]); empty with no sign-in
+	// and before the first sign-in of the user.
+	Email string
 }
 
 // CallerOf makes the caller of a URI: a session, or a person when the URI

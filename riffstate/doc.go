@@ -25,8 +25,10 @@
 // [Run] runs them in one go with no writer, for tests and tools.
 //
 //  1. [Check], under the lock: the caller gets its worker mark and role
-//     ([State.Caller]); a known caller gets the signal [Called]; a command
-//     of the people in a riff with no sign-in is refused (no_sign_in);
+//     ([State.Caller]: the role from the people of the pending copy, with
+//     the admins of the settings, [View.WithRole]); a known caller gets
+//     the signal [Called]; a command of the people in a riff with no
+//     sign-in is refused (no_sign_in);
 //     [Permits] checks the caller against the row of the kind in the
 //     permits table ([Table]); Handle checks the command against the
 //     pending copy; the signal of the command is set.
@@ -66,7 +68,8 @@
 // A command is a type that implements [Command]: its kind is a constant
 // of record.Command (riffcore/record/commands.go), its role in Needs,
 // its rule in Handle, its reply in Reply, its signal in Signal. The
-// permits table has a row for each kind;
+// permits table has a row for each kind. The commands of the people are
+// in members.go and owner.go (docs/people.md).
 // TestEachCommandTypeHasAKindConstantWithARowInThePermitsTable fails for
 // a command whose kind is a bare string or has no row. docs/state.md
 // shows the steps to add one.

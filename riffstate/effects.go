@@ -15,6 +15,20 @@ import (
 type Effects struct {
 	Wakes    []WakeTo
 	Messages []wire.Message
+	// Ends are the ends of the sign-ins of a person that a remove or a
+	// revoke wrote: the engine ends each sign-in of the user from before
+	// the position (tokens.Store.End), and puts the count in the reply
+	// (wire.EndedReply.Ended).
+	Ends []SignInsEnd
+}
+
+// SignInsEnd ends the sign-ins of the user of an email from before the
+// position of its member_removed or signins_ended record. User is empty
+// for an email with no sign-in yet: it has no sign-in to end.
+type SignInsEnd struct {
+	User     string
+	Email    string
+	Position uint64
 }
 
 // WakeTo is one wake of one session.
@@ -26,6 +40,7 @@ type WakeTo struct {
 func (e *Effects) add(o Effects) {
 	e.Wakes = append(e.Wakes, o.Wakes...)
 	e.Messages = append(e.Messages, o.Messages...)
+	e.Ends = append(e.Ends, o.Ends...)
 }
 
 // applyWritten applies a written chunk to the written copy and the
@@ -59,6 +74,10 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			cleared[before.URI.Who().String()] = true
 		}
 		switch c := rec.Change.(type) {
+		case record.MemberRemoved:
+			e.Ends = append(e.Ends, SignInsEnd{User: s.written.People.userOf(c.Email), Email: c.Email, Position: rec.Position})
+		case record.SigninsEnded:
+			e.Ends = append(e.Ends, SignInsEnd{User: s.written.People.userOf(c.Email), Email: c.Email, Position: rec.Position})
 		case record.Posted:
 			if rec.Skipped() {
 				continue

@@ -34,6 +34,9 @@ func (v View) TailThread(c Caller, given string, now Now) (name.Thread, error) {
 	if t.IsDirect() && !t.Has(c.Who()) {
 		return t, wire.Refuse(wire.NotAllowed, "you can tail only your own direct threads")
 	}
+	if err := v.checkChat(c, t); err != nil {
+		return t, err
+	}
 	return t, nil
 }
 

@@ -2,6 +2,7 @@ package riffstate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -427,8 +428,40 @@ func (f *fixture) whenIn(who, r string, cmd step) *fixture {
 func (f *fixture) whenServer(cmd step) *fixture { return f.whenAt(ServerCaller(), cmd) }
 
 func (f *fixture) whenAt(c Caller, cmd step) *fixture {
+	f.grant(c)
 	f.handled, f.err = cmd.check(f.s, c, f.now)
 	return f
+}
+
+// grant gives the user of c the role that the fixture names (as) in a
+// riff with sign-in, where the role comes from the people of the log:
+// it replays the records that make it (person_joined, member_invited,
+// admin_set, owner_set). A role of member writes nothing, so a test of
+// the people gives its records itself.
+func (f *fixture) grant(c Caller) {
+	if !f.s.opts.SignIn || c.Class == record.ClassServer || c.Role == Member {
+		return
+	}
+	v := f.s.Pending()
+	if v.WithRole(c).Role >= c.Role {
+		return
+	}
+	user := c.URI.User
+	email := v.riff.People.Emails[user]
+	var made []record.Record
+	if email == "" {
+		email = user + "@example.com"
+		made = append(made, rec("", "admit", record.PersonJoined{User: user, Email: email}))
+	}
+	if !slices.Contains(v.riff.People.Members, email) {
+		made = append(made, rec("", "invite", record.MemberInvited{Email: email}))
+	}
+	if c.Role == Owner {
+		made = append(made, rec("", "name_owner", record.OwnerSet{Email: email}))
+	} else {
+		made = append(made, rec("", "set_admin", record.AdminSet{Email: email, Admin: true}))
+	}
+	f.s.Replay(numbered(made, f.s.Position()+1)...)
 }
 
 // changesOpts compare changes: a payload is left out, and an empty list
@@ -477,7 +510,9 @@ func (f *fixture) thenReason(code wire.Code, parts ...string) {
 // run runs a command of who through Run: the arrival, check, queue,
 // write and reply.
 func (f *fixture) run(who string, cmd step) (any, Effects, error) {
-	return cmd.run(f.s, f.caller(who), f.now)
+	c := f.caller(who)
+	f.grant(c)
+	return cmd.run(f.s, c, f.now)
 }
 
 // mustRun runs a command and fails the test on a refusal.

@@ -115,6 +115,9 @@ func (p Post) target(c Caller, v View, now Now) (name.Thread, []selector.Selecto
 	if t.IsDirect() && !t.Has(c.Who()) {
 		return "", nil, wire.Refuse(wire.NotAllowed, "you can post only to your own direct threads")
 	}
+	if err := v.checkChat(c, t); err != nil {
+		return "", nil, err
+	}
 	return t, p.To, nil
 }
 
@@ -294,6 +297,10 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 	add := func(s *Session) {
 		w := s.URI.Who()
 		if w == sender || v.Gone(w, now) {
+			return
+		}
+		// Only a member reads chat, so a message there wakes no other.
+		if thread == name.Chat && !v.CallerIsMember(CallerOf(s.URI)) {
 			return
 		}
 		candidates = append(candidates, candidate{w, v.Marked(s, now)})

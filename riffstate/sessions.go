@@ -157,6 +157,9 @@ func (j Join) Handle(c Caller, v View, now Now) (Handled, error) {
 	if t.IsDirect() && !t.Has(c.Who()) {
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is a direct thread of two other sides", t)
 	}
+	if err := v.checkChat(c, t); err != nil {
+		return Handled{}, err
+	}
 	if v.riff.Member(t, c.Who()) {
 		return Handled{}, nil
 	}

@@ -49,6 +49,9 @@ type Done struct {
 
 // Options set a state.
 type Options struct {
+	// PeopleOptions are the settings of the people of a riff with
+	// sign-in (members.go, owner.go).
+	PeopleOptions
 	// SignIn is a riff with sign-in. A riff with no sign-in trusts its
 	// network: each caller has the role of an admin, and the commands of
 	// the people are refused with no_sign_in.
@@ -105,6 +108,9 @@ func (s *State) Caller(c Caller) Caller {
 	if c.Class == record.ClassServer {
 		return ServerCaller()
 	}
+	// The role and the email come from the people of the pending copy,
+	// with the admins of the settings: the token layer gives no role.
+	c = s.Pending().WithRole(c)
 	c.URI = c.URI.Bare()
 	c.Worker = false
 	if sess := s.pending.Session(c.Who()); sess != nil && c.Class == record.ClassSession {
@@ -162,7 +168,7 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.R
 		return Handled{}, wire.Refuse(wire.BadToken, "%s", LostSignIn)
 	}
 	if refused := Permits(cmd.Kind(), c, cmd.Needs(c)); refused != nil {
-		return Handled{}, refused
+		return Handled{}, s.noOwner(cmd.Kind(), c, cmd.Needs(c), refused)
 	}
 	handled, err := cmd.Handle(c, view, now)
 	if err != nil {

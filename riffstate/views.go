@@ -65,7 +65,7 @@ func (v View) RunsOldRiff(w name.Who) bool {
 // Whoami gives the URI of the caller as the riff holds it, with its
 // marks, the state of the riff at its place, the pauses and the build.
 func (v View) Whoami(c Caller, now Now) wire.WhoamiReply {
-	reply := wire.WhoamiReply{URI: v.uriOf(c, now), Pauses: v.Pauses(), Build: v.opts.Build, Here: record.Running}
+	reply := wire.WhoamiReply{URI: v.uriOf(c, now), Pauses: v.Pauses(), Build: v.opts.Build, Here: record.Running, Owner: v.OwnerLine(c)}
 	if _, _, paused := v.Paused(c.URI.Place()); paused {
 		reply.Here = record.Paused
 	}
@@ -75,10 +75,7 @@ func (v View) Whoami(c Caller, now Now) wire.WhoamiReply {
 // Who gives the facts of the riff and one row for each session: gone
 // sessions only with all.
 func (v View) Who(c Caller, all bool, now Now) wire.WhoReply {
-	reply := wire.WhoReply{Pauses: v.Pauses(), Build: v.opts.Build, Rows: []wire.WhoRow{}}
-	if v.opts.SignIn && v.riff.People.Owner != "" {
-		reply.Owner = v.riff.People.Owner
-	}
+	reply := wire.WhoReply{Pauses: v.Pauses(), Build: v.opts.Build, Rows: []wire.WhoRow{}, Owner: v.OwnerLine(c)}
 	sessions := sortedSessions(v.riff)
 	slices.SortStableFunc(sessions, func(a, b *Session) int {
 		pa, pb := v.placeOf(a), v.placeOf(b)
@@ -97,6 +94,8 @@ func (v View) Who(c Caller, all bool, now Now) wire.WhoReply {
 		reply.Act = "The riff is paused: nobody can claim. Run riff resume --riff."
 	case paused:
 		reply.Act = scope + " is paused" + byClause(info) + ": nobody can claim there. Run riff resume."
+	case v.opts.SignIn && v.riff.People.Owner == "":
+		reply.Act = "The riff has no owner: an admin takes the owner role with riff owner --take."
 	}
 	return reply
 }
@@ -279,7 +278,7 @@ func Ago(ms int64) string {
 // Threads lists the threads of the caller: its direct threads first.
 func (v View) Threads(c Caller, now Now) wire.ThreadsReply {
 	reply := wire.ThreadsReply{Threads: []wire.ThreadInfo{}}
-	for _, t := range v.threadsOf(c.Who()) {
+	for _, t := range v.threadsFor(c) {
 		th := v.riff.Threads[t]
 		info := wire.ThreadInfo{Thread: t.For(c.Who()), Title: v.title(c.Who(), t), Last: th.LastSeq}
 		cursor := cursorIn(v.riff, v.presence, c.Who(), t)
@@ -306,6 +305,16 @@ func (v View) threadsOf(w name.Who) []name.Thread {
 		}
 		return strings.Compare(string(a), string(b))
 	})
+	return all
+}
+
+// threadsFor gives the threads of c that it may read: with no chat for
+// a caller who is not a member.
+func (v View) threadsFor(c Caller) []name.Thread {
+	all := v.threadsOf(c.Who())
+	if v.checkChat(c, name.Chat) != nil {
+		all = slices.DeleteFunc(all, func(t name.Thread) bool { return t == name.Chat })
+	}
 	return all
 }
 
@@ -358,12 +367,15 @@ func (v View) Read(c Caller, q wire.Read, now Now) (wire.ReadReply, []Signal, er
 		if t.IsDirect() && !t.Has(w) {
 			return wire.ReadReply{}, nil, wire.Refuse(wire.NotAllowed, "you can read only your own direct threads")
 		}
+		if err := v.checkChat(c, t); err != nil {
+			return wire.ReadReply{}, nil, err
+		}
 		if v.riff.Threads[t] == nil {
 			return wire.ReadReply{Threads: []wire.ThreadPage{}}, nil, nil
 		}
 		threads = []name.Thread{t}
 	} else {
-		threads = v.threadsOf(w)
+		threads = v.threadsFor(c)
 	}
 	reply := wire.ReadReply{Threads: []wire.ThreadPage{}}
 	var signals []Signal

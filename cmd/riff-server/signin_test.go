@@ -183,7 +183,7 @@ func TestGivenARiffWithAProviderWhenAPersonSignsInByTheBrowserThenTheTokensWorkA
 	// The person works with the person token; who names the owner.
 	r = m.call(http.MethodPost, wire.Who{}.Path(), tr.AccessToken, wire.Who{Me: person("mark-ada")})
 	var who wire.WhoReply
-	if err := json.Unmarshal(r.Body, &who); r.Status != http.StatusOK || err != nil || who.Owner != "mark-ada@example.com" {
+	if err := json.Unmarshal(r.Body, &who); r.Status != http.StatusOK || err != nil || who.Owner != "mark-ada (mark-ada@example.com)" {
 		t.Fatalf("who = %s; want 200 with the owner of --owner", r)
 	}
 	// A session swaps, and registers with its own token.

@@ -137,6 +137,9 @@ type WhoamiReply struct {
 	Here   record.PauseState `json:"here"`
 	Pauses Pauses            `json:"pauses"`
 	Build  string            `json:"build"`
+	// Owner is the owner line, as in who: USER (EMAIL) to a member, none
+	// in a riff with sign-in and no owner, empty with no sign-in.
+	Owner string `json:"owner,omitempty"`
 }
 
 // ReadReply holds a page of each thread: the direct threads first. ToYou

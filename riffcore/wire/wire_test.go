@@ -59,6 +59,15 @@ func calls() []call {
 		c("plan_off", wire.PlanOff{}.Path(), "/v1/plan/off", func() any { return send[wire.TextReply](wire.PlanOff{}) }),
 		c("notes", wire.SetNotes{}.Path(), "/v1/notes", func() any { return send[wire.TextReply](wire.SetNotes{}) }),
 		c("set_idle", wire.SetIdle{}.Path(), "/v1/idle/set", func() any { return send[wire.TextReply](wire.SetIdle{}) }),
+		// the commands of the people
+		c("invite", wire.Invite{}.Path(), "/v1/invite", func() any { return send[wire.InviteReply](wire.Invite{}) }),
+		c("remove", wire.Remove{}.Path(), "/v1/remove", func() any { return send[wire.EndedReply](wire.Remove{}) }),
+		c("set_admin", wire.SetAdmin{}.Path(), "/v1/admin/set", func() any { return send[wire.TextReply](wire.SetAdmin{}) }),
+		c("pass_owner", wire.PassOwner{}.Path(), "/v1/owner/pass", func() any { return send[wire.TextReply](wire.PassOwner{}) }),
+		c("take_owner", wire.TakeOwner{}.Path(), "/v1/owner/take", func() any { return send[wire.OwnerReply](wire.TakeOwner{}) }),
+		c("deny_owner", wire.DenyOwner{}.Path(), "/v1/owner/deny", func() any { return send[wire.TextReply](wire.DenyOwner{}) }),
+		c("revoke", wire.Revoke{}.Path(), "/v1/revoke", func() any { return send[wire.EndedReply](wire.Revoke{}) }),
+		c("people", wire.People{}.Path(), "/v1/people", func() any { return send[wire.PeopleReply](wire.People{}) }),
 		// the signals
 		c("alive", wire.Alive{}.Path(), "/v1/alive", func() any { return send[wire.AliveReply](wire.Alive{}) }),
 		c("status", wire.Status{}.Path(), "/v1/status", func() any { return send[wire.TextReply](wire.Status{}) }),
@@ -104,6 +113,9 @@ func TestPaths(t *testing.T) {
 // Each call decodes its reply into its own reply type.
 func TestReplyTypes(t *testing.T) {
 	want := map[string]string{
+		"invite": "wire.InviteReply", "remove": "wire.EndedReply", "set_admin": "wire.TextReply",
+		"pass_owner": "wire.TextReply", "take_owner": "wire.OwnerReply", "deny_owner": "wire.TextReply",
+		"revoke": "wire.EndedReply", "people": "wire.PeopleReply",
 		"register": "wire.RegisterReply", "start": "wire.StartReply", "end": "wire.EndReply",
 		"join": "wire.ThreadReply", "leave": "wire.ThreadReply", "post": "wire.PostReply",
 		"claim": "wire.ClaimReply", "release": "wire.ReleaseReply", "release_for": "wire.ReleaseForReply",
@@ -136,6 +148,8 @@ func TestEachBodyHasMe(t *testing.T) {
 		t.Fatal(err)
 	}
 	bodies := []interface{ Caller() name.SessionURI }{
+		wire.Invite{Me: me}, wire.Remove{Me: me}, wire.SetAdmin{Me: me}, wire.PassOwner{Me: me},
+		wire.TakeOwner{Me: me}, wire.DenyOwner{Me: me}, wire.Revoke{Me: me}, wire.People{Me: me},
 		wire.Register{Me: me}, wire.Start{Me: me}, wire.End{Me: me}, wire.Join{Me: me}, wire.Leave{Me: me},
 		wire.Post{Me: me}, wire.Claim{Me: me}, wire.Release{Me: me}, wire.ReleaseFor{Me: me}, wire.Lead{Me: me},
 		wire.Pause{Me: me}, wire.Resume{Me: me}, wire.Hold{Me: me}, wire.Free{Me: me}, wire.SetPlan{Me: me},
