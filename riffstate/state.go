@@ -55,6 +55,10 @@ type Options struct {
 	SignIn bool
 	// Build is the build of the server, for whoami and who.
 	Build string
+	// LiveKeys gives the keys of the live sign-ins of a user, for the
+	// readers' check of the signed messages (see [MessageOf]); nil gives
+	// none. A checkpoint does not keep it.
+	LiveKeys LiveKeys `json:"-"`
 }
 
 // State is the whole state of a riff: the pending copy of the riff

@@ -4,6 +4,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/selector"
+	"github.com/como-technologies/riff/riffcore/signed"
 )
 
 // Who lists the sessions of the riff. All lists the gone sessions too.
@@ -56,6 +57,17 @@ type Notes struct {
 	History bool            `json:"history,omitempty"`
 }
 
+// PostContent gives the content that the server would sign for a post:
+// the thread (the default thread, or the direct thread of a tell), the
+// to list (the side of a tell), the lead mark of the caller now, the
+// kind and the body, with the time of the server. A client in a riff
+// with sign-in sends it before each post, puts its own time in it, signs
+// its JSON with the device key, and sends the post with the payload and
+// the signature. It changes nothing.
+type PostContent struct {
+	Post
+}
+
 // Watch opens the stream of the wakes of the caller.
 type Watch struct {
 	Me name.SessionURI `json:"me"`
@@ -68,27 +80,29 @@ type Tail struct {
 	After  uint64          `json:"after,omitempty"`
 }
 
-func (Who) Path() string     { return "/v1/who" }
-func (Whoami) Path() string  { return "/v1/whoami" }
-func (Read) Path() string    { return "/v1/read" }
-func (Threads) Path() string { return "/v1/threads" }
-func (Riff) Path() string    { return "/v1/riff" }
-func (Idle) Path() string    { return "/v1/idle" }
-func (Server) Path() string  { return "/v1/server" }
-func (Notes) Path() string   { return "/v1/notes/read" }
-func (Watch) Path() string   { return "/v1/watch" }
-func (Tail) Path() string    { return "/v1/tail" }
+func (Who) Path() string         { return "/v1/who" }
+func (Whoami) Path() string      { return "/v1/whoami" }
+func (Read) Path() string        { return "/v1/read" }
+func (Threads) Path() string     { return "/v1/threads" }
+func (Riff) Path() string        { return "/v1/riff" }
+func (Idle) Path() string        { return "/v1/idle" }
+func (Server) Path() string      { return "/v1/server" }
+func (Notes) Path() string       { return "/v1/notes/read" }
+func (PostContent) Path() string { return "/v1/post/content" }
+func (Watch) Path() string       { return "/v1/watch" }
+func (Tail) Path() string        { return "/v1/tail" }
 
-func (Who) reply() (r WhoReply)         { return }
-func (Whoami) reply() (r WhoamiReply)   { return }
-func (Read) reply() (r ReadReply)       { return }
-func (Threads) reply() (r ThreadsReply) { return }
-func (Riff) reply() (r Pauses)          { return }
-func (Idle) reply() (r IdleReply)       { return }
-func (Server) reply() (r ServerFacts)   { return }
-func (Notes) reply() (r NotesReply)     { return }
-func (Watch) reply() (r Event)          { return }
-func (Tail) reply() (r Event)           { return }
+func (Who) reply() (r WhoReply)               { return }
+func (Whoami) reply() (r WhoamiReply)         { return }
+func (Read) reply() (r ReadReply)             { return }
+func (Threads) reply() (r ThreadsReply)       { return }
+func (Riff) reply() (r Pauses)                { return }
+func (Idle) reply() (r IdleReply)             { return }
+func (Server) reply() (r ServerFacts)         { return }
+func (Notes) reply() (r NotesReply)           { return }
+func (PostContent) reply() (r signed.Content) { return }
+func (Watch) reply() (r Event)                { return }
+func (Tail) reply() (r Event)                 { return }
 
 func (c Who) Caller() name.SessionURI     { return c.Me }
 func (c Whoami) Caller() name.SessionURI  { return c.Me }
@@ -163,17 +177,23 @@ type ThreadPage struct {
 // payload, the fields of the server, and the payload bytes with their
 // signature so that the reader can check them.
 type Message struct {
-	Thread   string              `json:"thread"`
-	Seq      uint64              `json:"seq"`
-	AtMs     int64               `json:"at_ms"`
-	Sender   name.SessionURI     `json:"sender"`
-	Lead     bool                `json:"lead,omitempty"`
-	Kind     record.MessageKind  `json:"kind"`
-	To       []selector.Selector `json:"to,omitempty"`
-	Body     string              `json:"body"`
-	Verified bool                `json:"verified"`
-	Payload  []byte              `json:"payload,omitempty"`
-	Sig      string              `json:"sig,omitempty"`
+	Thread string              `json:"thread"`
+	Seq    uint64              `json:"seq"`
+	AtMs   int64               `json:"at_ms"`
+	Sender name.SessionURI     `json:"sender"`
+	Lead   bool                `json:"lead,omitempty"`
+	Kind   record.MessageKind  `json:"kind"`
+	To     []selector.Selector `json:"to,omitempty"`
+	Body   string              `json:"body"`
+	// Verified is the verdict of the server. A reader checks a signed
+	// message again by itself (Payload, Sig and Keys), and takes
+	// Verified only for a message with no signature.
+	Verified bool   `json:"verified"`
+	Payload  []byte `json:"payload,omitempty"`
+	Sig      string `json:"sig,omitempty"`
+	// Keys are the thumbprints of the live sign-ins of the sender's user,
+	// sorted, for the reader's check of Sig; none with no sign-in.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // ThreadsReply lists the threads of the caller.
