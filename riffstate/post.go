@@ -28,6 +28,11 @@ type Post struct {
 	// that this build does not know as other, and a refusal names the
 	// kind that was sent.
 	SentKind string `json:"-"`
+	// told marks the tell of a signal (blocked, a failed step): the
+	// server writes its text from the signal, so in a riff with sign-in it
+	// has no signature of the caller. Only [TellLead] sets it; no call
+	// over the wire can.
+	told bool
 }
 
 // UnmarshalJSON reads the call, and keeps its kind as it was sent when

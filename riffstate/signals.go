@@ -59,7 +59,7 @@ func (t Told) text() string {
 // TellLead is the post that carries the message of a signal to the lead
 // of the caller's user.
 func TellLead(c Caller, text string) Post {
-	return Post{Post: wire.Post{Me: c.URI, Tell: "lead", Body: text}}
+	return Post{Post: wire.Post{Me: c.URI, Tell: "lead", Body: text}, told: true}
 }
 
 // noTell is the Tell of a signal that sends no message.

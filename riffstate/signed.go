@@ -146,10 +146,12 @@ func refuseSignature(format string, args ...any) *wire.Refused {
 //
 // A riff with no sign-in keeps no signature: a payload that comes there
 // is checked against the call and kept, and its signature is dropped.
+// The tell of a signal ([TellLead]) is written by the server from the
+// signal: it has no signature, and a reader shows it as not verified.
 // The server's own posts never come here: they are verified by the
 // server's rule (their sender is the server).
 func (v View) checkSigned(c Caller, p Post, d draft, now Now) (*signedPart, error) {
-	if !v.opts.SignIn || c.Class == record.ClassServer {
+	if !v.opts.SignIn || c.Class == record.ClassServer || (p.told && p.Payload == nil) {
 		if p.Payload == nil {
 			return nil, nil
 		}

@@ -398,3 +398,23 @@ func TestGivenASignedMessageOfAnotherSchemeWhenAReaderGetsItThenItIsNotVerified(
 		t.Error("a message of another typ = verified; want not verified")
 	}
 }
+
+func TestGivenARiffWithSignInWhenASignalTellsTheLeadThenThePostHasNoSignatureAndIsNotVerified(t *testing.T) {
+	f := givenSignedRiff(t)
+	c := f.callerWith("ann/wrk1", f.ann)
+	f.whenAt(c, as[wire.PostReply](TellLead(c, "blocked: which schema?")))
+	if f.err != nil {
+		t.Fatalf("the tell of a block refused: %v", f.err)
+	}
+	got := f.handled.Changes[0].(record.Posted)
+	if got.Sig != "" {
+		t.Errorf("the tell of a signal has the signature %q; want none", got.Sig)
+	}
+	live := func(string) []string { return []string{f.ann.print} }
+	if m := messageOf(got, Options{SignIn: true, LiveKeys: live}); m.Verified {
+		t.Error("the tell of a signal = verified; want not verified: the server wrote it")
+	}
+	// The same post over the wire has no such mark.
+	f.whenAt(c, post("", "blocked: which schema?"))
+	f.thenSignatureRefused("has no payload and signature")
+}

@@ -348,9 +348,20 @@ func (c *cli) post(ctx context.Context, words []string, thread string, to []stri
 	if body == "" && k != record.MessageStatus {
 		return usagef("riff post needs a TEXT")
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
 		return wire.Post{Me: me, Thread: thread, To: sels, Kind: k, Body: body}
 	})
+}
+
+// sendPost sends the post that newPost makes for the caller through the
+// one path of a post (riffclient.Post signs it in a riff with sign-in),
+// and prints its reply.
+func (c *cli) sendPost(ctx context.Context, newPost func(me name.SessionURI) wire.Post) error {
+	me, err := c.me(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := riffclient.Post(ctx, c.client, newPost(me))
 	if err != nil {
 		return err
 	}
@@ -382,14 +393,9 @@ func (c *cli) tell(ctx context.Context, words []string) error {
 	if len(words) < 2 {
 		return usagef("riff tell needs SESSION (or lead) and a TEXT")
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
 		return wire.Post{Me: me, Tell: words[0], Body: strings.Join(words[1:], " ")}
 	})
-	if err != nil {
-		return err
-	}
-	c.posted(r)
-	return nil
 }
 
 func (c *cli) tail(ctx context.Context, args []string) error {
