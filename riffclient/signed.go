@@ -18,7 +18,8 @@ import (
 var ErrNoDeviceKey = errors.New("riff has no device key to sign the post: run riff login")
 
 // Post sends a post: the one path of each post of riff (riff post, riff
-// tell, the tools of riff relay mcp, riff relay denied).
+// tell, the tools of riff relay mcp, riff relay denied; riff blocked signs
+// its message to the lead the same way, see [Blocked]).
 //
 // With a sign-in (Options.Auth), it signs the post with the device key
 // of the machine: it asks the server for the content that it would sign
@@ -31,25 +32,36 @@ func Post(ctx context.Context, c *Client, p wire.Post) (wire.PostReply, error) {
 	if c.auth == nil {
 		return Send(ctx, c, p)
 	}
+	payload, sig, err := c.signPost(ctx, p)
+	if err != nil {
+		return wire.PostReply{}, err
+	}
+	p.Payload, p.Sig = payload, sig
+	return Send(ctx, c, p)
+}
+
+// signPost gives the payload and the signature of p: the content that the
+// server gives for it, with the time of this machine, signed with the
+// device key.
+func (c *Client) signPost(ctx context.Context, p wire.Post) ([]byte, string, error) {
 	key := c.auth.Key()
 	if key == nil {
-		return wire.PostReply{}, ErrNoDeviceKey
+		return nil, "", ErrNoDeviceKey
 	}
 	content, err := Send(ctx, c, wire.PostContent{Post: p})
 	if err != nil {
-		return wire.PostReply{}, err
+		return nil, "", err
 	}
 	content.TimeMS = c.clock.Now().UnixMilli()
 	payload, err := signed.Encode(content)
 	if err != nil {
-		return wire.PostReply{}, fmt.Errorf("sign the post: %w", err)
+		return nil, "", fmt.Errorf("sign the post: %w", err)
 	}
 	sig, err := signed.Sign(key, payload)
 	if err != nil {
-		return wire.PostReply{}, fmt.Errorf("sign the post: %w", err)
+		return nil, "", fmt.Errorf("sign the post: %w", err)
 	}
-	p.Payload, p.Sig = payload, sig
-	return Send(ctx, c, p)
+	return payload, sig, nil
 }
 
 // Check is the reader's check of a message (the store design, "Signed
@@ -89,3 +101,23 @@ func (c *Client) Check(m wire.Message) wire.Message {
 
 // serverURI is the sender of the messages of riff-server: riff@server.
 func serverURI() name.SessionURI { return name.SessionURI{User: "riff", Host: "server"} }
+
+// Blocked sends a block. With a sign-in, it signs the message of the
+// block to the lead as a post ([Post] does): the content of the tell of
+// the lead with [wire.BlockedText]. When the server gives no such content
+// (the caller is the lead, or its user has no lead), the block goes with
+// no message of its own: the server says in its reply what became of the
+// tell.
+func Blocked(ctx context.Context, c *Client, b wire.Blocked) (wire.TextReply, error) {
+	if c.auth != nil {
+		payload, sig, err := c.signPost(ctx, wire.Post{Me: b.Me, Tell: "lead", Body: wire.BlockedText(b.Reason)})
+		var refused *wire.Refused
+		switch {
+		case err == nil:
+			b.Payload, b.Sig = payload, sig
+		case !errors.As(err, &refused):
+			return wire.TextReply{}, err
+		}
+	}
+	return Send(ctx, c, b)
+}

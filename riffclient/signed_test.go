@@ -123,6 +123,9 @@ type postServer struct {
 	content signed.Content
 	posts   []wire.Post
 	asked   []wire.PostContent
+	blocks  []wire.Blocked
+	// refuse refuses each content query with this reason.
+	refuse string
 }
 
 func (s *postServer) handle(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +137,18 @@ func (s *postServer) handle(w http.ResponseWriter, r *http.Request) {
 		var q wire.PostContent
 		_ = decodeJSON(r.Body, &q)
 		s.asked = append(s.asked, q)
+		if s.refuse != "" {
+			w.Header().Set(wire.HeaderRefused, string(wire.BadRequest))
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(s.refuse))
+			return
+		}
 		json.NewEncoder(w).Encode(s.content)
+	case wire.Blocked{}.Path():
+		var b wire.Blocked
+		_ = decodeJSON(r.Body, &b)
+		s.blocks = append(s.blocks, b)
+		json.NewEncoder(w).Encode(wire.TextReply{Text: "Blocked."})
 	case wire.Post{}.Path():
 		var p wire.Post
 		_ = decodeJSON(r.Body, &p)
@@ -300,5 +314,30 @@ func TestGivenASignInWithNoKeyWhenRiffPostsThenItSaysSo(t *testing.T) {
 	}
 	if len(ps.posts) != 0 {
 		t.Errorf("the server got %d posts; want none", len(ps.posts))
+	}
+}
+
+func TestGivenASignInWhenASessionIsBlockedThenRiffSignsItsMessageToTheLead(t *testing.T) {
+	key := newKey(t)
+	c, ps, _ := signedClient(t, key)
+	if _, err := Blocked(context.Background(), c, wire.Blocked{Reason: "which schema?"}); err != nil {
+		t.Fatalf("Blocked = %v", err)
+	}
+	if len(ps.asked) != 1 || ps.asked[0].Tell != "lead" || ps.asked[0].Body != "blocked: which schema?" {
+		t.Fatalf("content queries %+v; want one of a tell of the lead with the text of the block", ps.asked)
+	}
+	b := ps.blocks[0]
+	if _, err := signed.Verify(b.Sig, b.Payload); err != nil || b.Reason != "which schema?" {
+		t.Errorf("the block = %+v (%v); want its reason and a valid signature", b, err)
+	}
+
+	// The server gives no content (the caller is the lead): the block
+	// goes with no message of its own.
+	ps.refuse = "you are the lead of o/repo: ask your own user"
+	if _, err := Blocked(context.Background(), c, wire.Blocked{Reason: "x"}); err != nil {
+		t.Fatalf("Blocked = %v", err)
+	}
+	if b := ps.blocks[1]; b.Payload != nil || b.Sig != "" {
+		t.Errorf("the block of a lead = %+v; want no signed message", b)
 	}
 }

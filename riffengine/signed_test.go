@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,5 +181,41 @@ func TestGivenARiffWithSignInWhenATailGetsASignedMessageThenItHasTheKeysOfItsSen
 		if !m.Verified || len(m.Keys) != 1 || m.Keys[0] != thumb(t, sr.ann) || m.Sig == "" {
 			t.Errorf("tail message %q = verified %v keys %v; want verified with ann's key and the signature", m.Body, m.Verified, m.Keys)
 		}
+	}
+}
+
+func TestGivenARiffWithSignInWhenASessionIsBlockedThenItsSignedMessageWakesTheLeadVerified(t *testing.T) {
+	sr := startSigned(t)
+	sr.ok("/v1/register", wire.Register{Me: uri("ann/lead")}, nil)
+	sr.ok("/v1/register", wire.Register{Me: uri("ann/wrk1"), Worker: true}, nil)
+	sr.ok("/v1/lead", wire.Lead{Me: uri("ann"), Session: "lead"}, nil)
+
+	// Signed: the content of a tell of the lead with the text of a block.
+	tell := sr.signedPost(wire.Post{Me: uri("ann/wrk1"), Tell: "lead", Body: wire.BlockedText("which schema?")}, sr.ann)
+	var reply wire.TextReply
+	sr.ok("/v1/blocked", wire.Blocked{Me: uri("ann/wrk1"), Reason: "which schema?", Payload: tell.Payload, Sig: tell.Sig}, &reply)
+	// Unsigned (an older riff): the server writes the message.
+	sr.ok("/v1/blocked", wire.Blocked{Me: uri("ann/wrk1"), Reason: "still stuck"}, &reply)
+	// A signed message with another text is refused: no message.
+	other := sr.signedPost(wire.Post{Me: uri("ann/wrk1"), Tell: "lead", Body: "blocked: something else"}, sr.ann)
+	sr.ok("/v1/blocked", wire.Blocked{Me: uri("ann/wrk1"), Reason: "a third", Payload: other.Payload, Sig: other.Sig}, &reply)
+	if !strings.Contains(reply.Text, "signed body") {
+		t.Errorf("a block with a signed message of another text: %q; want the refusal of its message", reply.Text)
+	}
+
+	var read wire.ReadReply
+	sr.ok("/v1/read", wire.Read{Me: uri("ann/lead"), All: true}, &read)
+	var got []wire.Message
+	for _, p := range read.Threads {
+		got = append(got, p.Messages...)
+	}
+	if len(got) != 2 {
+		t.Fatalf("the lead reads %d messages; want the two blocks: %+v", len(got), read)
+	}
+	if m := got[0]; m.Body != "blocked: which schema?" || !m.Verified || m.Sig == "" {
+		t.Errorf("the signed block = %q verified %v; want verified with its signature", m.Body, m.Verified)
+	}
+	if m := got[1]; m.Body != "blocked: still stuck" || m.Verified || m.Sig != "" {
+		t.Errorf("the unsigned block = %q verified %v; want not verified, with no signature", m.Body, m.Verified)
 	}
 }

@@ -402,7 +402,7 @@ func TestGivenASignedMessageOfAnotherSchemeWhenAReaderGetsItThenItIsNotVerified(
 func TestGivenARiffWithSignInWhenASignalTellsTheLeadThenThePostHasNoSignatureAndIsNotVerified(t *testing.T) {
 	f := givenSignedRiff(t)
 	c := f.callerWith("ann/wrk1", f.ann)
-	f.whenAt(c, as[wire.PostReply](TellLead(c, "blocked: which schema?")))
+	f.whenAt(c, as[wire.PostReply](TellLead(c, "blocked: which schema?", nil)))
 	if f.err != nil {
 		t.Fatalf("the tell of a block refused: %v", f.err)
 	}

@@ -122,8 +122,23 @@ characters is enough).
 			long: `Says that you cannot go on with no decision of a person. It wakes the lead
 of your user with the reason.
 `,
-			flags: textCommand("blocked", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
-				return wire.Blocked{Me: me, Reason: text}
+			flags: noFlags(func(c *cli, ctx context.Context, words []string) error {
+				text := strings.Join(words, " ")
+				if text == "" {
+					return usagef("riff blocked needs a TEXT")
+				}
+				me, err := c.me(ctx)
+				if err != nil {
+					return err
+				}
+				// riffclient.Blocked signs the message to the lead in a
+				// riff with sign-in.
+				r, err := riffclient.Blocked(ctx, c.client, wire.Blocked{Me: me, Reason: text})
+				if err != nil {
+					return err
+				}
+				c.reply(r.Text)
+				return nil
 			}),
 		},
 		{
