@@ -276,6 +276,9 @@ func TestGivenAReaderWhenItChecksAMessageThenOnlyAValidSignatureOfALiveKeyOfTheS
 		// bob signs a payload that names bob, and the server files it
 		// under ann: the reader takes the user from the signed bytes.
 		{"a false sender", wire.Message{Sender: sender, Payload: falseSender, Sig: sigOf(bob, falseSender), Keys: []string{annPrint}}, false, "bob"},
+		// ann signs a payload that names bob: her key is live for ann,
+		// and the signed user is not ann.
+		{"a payload of another user", wire.Message{Sender: sender, Payload: falseSender, Sig: sigOf(ann, falseSender), Keys: []string{annPrint}}, false, "bob"},
 		{"another scheme", wire.Message{Sender: sender, Payload: payload, Sig: otherTyp, Keys: []string{annPrint, bobPrint}}, false, "ann"},
 	}
 	c := New(&url.URL{Scheme: "http", Host: "127.0.0.1:1"}, Options{Auth: keyAuth{ann}})

@@ -359,8 +359,16 @@ func TestGivenASignedMessageWhenAReaderGetsItThenItIsVerifiedOnlyWithALiveKeyOfI
 	if got := messageOf(rec, opts); got.Verified {
 		t.Error("a message of ann with bob's key as ann's = verified; want not verified")
 	}
-	// A changed byte of the kept payload does not verify.
+	// A record of ann whose signed user is bob, with ann's key: the keys
+	// are ann's, and the bytes say bob.
 	live["ann"] = []string{f.ann.print}
+	other := rec
+	other.Payload = bytes.Replace(rec.Payload, []byte(`"user":"ann"`), []byte(`"user":"bob"`), 1)
+	other.Sig = signBytes(t, wire.Post{}, other.Payload, f.ann).Sig
+	if got := messageOf(other, opts); got.Verified || got.Lead {
+		t.Errorf("a record of ann with a payload of bob = verified %v lead %v; want not verified", got.Verified, got.Lead)
+	}
+	// A changed byte of the kept payload does not verify.
 	changed := rec
 	changed.Payload = bytes.Replace(rec.Payload, []byte("issue-7"), []byte("issue-8"), 1)
 	if got := messageOf(changed, opts); got.Verified || got.Lead {
