@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,10 +41,10 @@ func signedMessage(t *testing.T, seq uint64, sender name.SessionURI, content sig
 }
 
 // TestGivenSignedMessagesWhenRiffReadsThemThroughAPipeThenEachShowsVerifiedOrNotVerified
-// runs the riff binary against a server that gives signed messages, with
-// its output in a pipe: the reader checks each signature over the kept
-// bytes, then the key against the live sign-ins of the sender, and
-// shows lead=true only for a verified lead.
+// runs the riff binary (riff read, then riff tail) against a server that
+// gives signed messages, with its output in a pipe: the reader checks each
+// signature over the kept bytes, then the key against the live sign-ins
+// of the sender, and shows lead=true only for a verified lead.
 func TestGivenSignedMessagesWhenRiffReadsThemThroughAPipeThenEachShowsVerifiedOrNotVerified(t *testing.T) {
 	bin := buildRiff(t, "riff")
 	mikeKey, brettKey := newTestKey(t), newTestKey(t)
@@ -69,6 +71,14 @@ func TestGivenSignedMessagesWhenRiffReadsThemThroughAPipeThenEachShowsVerifiedOr
 		switch r.URL.Path {
 		case wire.Read{}.Path():
 			json.NewEncoder(w).Encode(wire.ReadReply{Threads: []wire.ThreadPage{{Thread: "acme/app", Messages: messages}}})
+		case wire.Tail{}.Path():
+			enc := json.NewEncoder(w)
+			enc.Encode(wire.Event{Type: wire.EventHello})
+			for i := range messages {
+				enc.Encode(wire.Event{Type: wire.EventMessage, Message: &messages[i]})
+			}
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		default:
 			json.NewEncoder(w).Encode(map[string]any{})
 		}
@@ -94,6 +104,28 @@ func TestGivenSignedMessagesWhenRiffReadsThemThroughAPipeThenEachShowsVerifiedOr
 	}
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("riff read into a pipe has a color:\n%q", out)
+	}
+
+	// riff tail shows the same mark on each message.
+	gate := filepath.Join(t.TempDir(), "open")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tail := startTail(t, bin, t.TempDir(), srv.URL, "acme/app", "never", gate)
+	tail.waitOut("brett@heron:app (77e0) ended")
+	tail.stop()
+	tailOut := normalizeTimes(tail.stdout.String())
+	for _, line := range []string{
+		"mike@pangolin:app (a6cf) lead=true  → all  verified  #1",
+		"brett@heron:app (77e0)  → all  not verified  #2",
+		"brett@pangolin:app (a6cf)  → all  not verified  #3",
+		"mike@pangolin:app (a6cf)  → all  not verified  #4",
+		"mike@pangolin:app (a6cf)  → all  not verified  #5",
+		"riff@server  → all  verified  #6",
+	} {
+		if !strings.Contains(tailOut, line+"\n") {
+			t.Errorf("riff tail has no line with %q:\n%s", line, tailOut)
+		}
 	}
 }
 
