@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/selector"
 	"github.com/como-technologies/riff/riffcore/signed"
@@ -199,7 +200,7 @@ func (v View) compareSigned(c Caller, p Post, d draft) (signed.Content, error) {
 		return signed.Content{}, bad("the payload of the post does not decode: %v", err)
 	}
 	differs := func(field, signedValue, call string) error {
-		return bad("the signed fields of the post differ from the call: the signed %s is %q, and the call gives %q", field, signedValue, call)
+		return bad("the signed fields of the post differ from the call: the signed %s is %s, and the call gives %s", field, quote.Input(signedValue), quote.Input(call))
 	}
 	switch {
 	case content.User != c.URI.User:
