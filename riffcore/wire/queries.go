@@ -63,10 +63,13 @@ type Notes struct {
 // kind and the body, with the time of the server. A client in a riff
 // with sign-in sends it before each post, puts its own time in it, signs
 // its JSON with the device key, and sends the post with the payload and
-// the signature. It changes nothing.
+// the signature. It changes nothing. Its me is the me of the post.
 type PostContent struct {
 	Post
 }
+
+func (PostContent) Path() string              { return "/v1/post/content" }
+func (PostContent) reply() (r signed.Content) { return }
 
 // Watch opens the stream of the wakes of the caller.
 type Watch struct {
@@ -80,29 +83,27 @@ type Tail struct {
 	After  uint64          `json:"after,omitempty"`
 }
 
-func (Who) Path() string         { return "/v1/who" }
-func (Whoami) Path() string      { return "/v1/whoami" }
-func (Read) Path() string        { return "/v1/read" }
-func (Threads) Path() string     { return "/v1/threads" }
-func (Riff) Path() string        { return "/v1/riff" }
-func (Idle) Path() string        { return "/v1/idle" }
-func (Server) Path() string      { return "/v1/server" }
-func (Notes) Path() string       { return "/v1/notes/read" }
-func (PostContent) Path() string { return "/v1/post/content" }
-func (Watch) Path() string       { return "/v1/watch" }
-func (Tail) Path() string        { return "/v1/tail" }
+func (Who) Path() string     { return "/v1/who" }
+func (Whoami) Path() string  { return "/v1/whoami" }
+func (Read) Path() string    { return "/v1/read" }
+func (Threads) Path() string { return "/v1/threads" }
+func (Riff) Path() string    { return "/v1/riff" }
+func (Idle) Path() string    { return "/v1/idle" }
+func (Server) Path() string  { return "/v1/server" }
+func (Notes) Path() string   { return "/v1/notes/read" }
+func (Watch) Path() string   { return "/v1/watch" }
+func (Tail) Path() string    { return "/v1/tail" }
 
-func (Who) reply() (r WhoReply)               { return }
-func (Whoami) reply() (r WhoamiReply)         { return }
-func (Read) reply() (r ReadReply)             { return }
-func (Threads) reply() (r ThreadsReply)       { return }
-func (Riff) reply() (r Pauses)                { return }
-func (Idle) reply() (r IdleReply)             { return }
-func (Server) reply() (r ServerFacts)         { return }
-func (Notes) reply() (r NotesReply)           { return }
-func (PostContent) reply() (r signed.Content) { return }
-func (Watch) reply() (r Event)                { return }
-func (Tail) reply() (r Event)                 { return }
+func (Who) reply() (r WhoReply)         { return }
+func (Whoami) reply() (r WhoamiReply)   { return }
+func (Read) reply() (r ReadReply)       { return }
+func (Threads) reply() (r ThreadsReply) { return }
+func (Riff) reply() (r Pauses)          { return }
+func (Idle) reply() (r IdleReply)       { return }
+func (Server) reply() (r ServerFacts)   { return }
+func (Notes) reply() (r NotesReply)     { return }
+func (Watch) reply() (r Event)          { return }
+func (Tail) reply() (r Event)           { return }
 
 func (c Who) Caller() name.SessionURI     { return c.Me }
 func (c Whoami) Caller() name.SessionURI  { return c.Me }
@@ -175,25 +176,24 @@ type ThreadPage struct {
 
 // Message is one message as a reader gets it: the fields of the signed
 // payload, the fields of the server, and the payload bytes with their
-// signature so that the reader can check them.
+// signature so that the reader can check them. Verified is the verdict
+// of the server: a reader checks a signed message again by itself, with
+// Keys, the thumbprints of the live sign-ins of the sender's user
+// (sorted; none with no sign-in), and takes Verified only for a message
+// with no signature.
 type Message struct {
-	Thread string              `json:"thread"`
-	Seq    uint64              `json:"seq"`
-	AtMs   int64               `json:"at_ms"`
-	Sender name.SessionURI     `json:"sender"`
-	Lead   bool                `json:"lead,omitempty"`
-	Kind   record.MessageKind  `json:"kind"`
-	To     []selector.Selector `json:"to,omitempty"`
-	Body   string              `json:"body"`
-	// Verified is the verdict of the server. A reader checks a signed
-	// message again by itself (Payload, Sig and Keys), and takes
-	// Verified only for a message with no signature.
-	Verified bool   `json:"verified"`
-	Payload  []byte `json:"payload,omitempty"`
-	Sig      string `json:"sig,omitempty"`
-	// Keys are the thumbprints of the live sign-ins of the sender's user,
-	// sorted, for the reader's check of Sig; none with no sign-in.
-	Keys []string `json:"keys,omitempty"`
+	Thread   string              `json:"thread"`
+	Seq      uint64              `json:"seq"`
+	AtMs     int64               `json:"at_ms"`
+	Sender   name.SessionURI     `json:"sender"`
+	Lead     bool                `json:"lead,omitempty"`
+	Kind     record.MessageKind  `json:"kind"`
+	To       []selector.Selector `json:"to,omitempty"`
+	Body     string              `json:"body"`
+	Verified bool                `json:"verified"`
+	Payload  []byte              `json:"payload,omitempty"`
+	Sig      string              `json:"sig,omitempty"`
+	Keys     []string            `json:"keys,omitempty"`
 }
 
 // ThreadsReply lists the threads of the caller.
