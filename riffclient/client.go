@@ -106,6 +106,7 @@ type Client struct {
 	budget time.Duration
 	stall  time.Duration
 	retry  time.Duration
+	auth   Auth
 
 	mu      sync.Mutex
 	replied bool // a reply came from the server
@@ -123,6 +124,7 @@ func New(u *url.URL, o Options) *Client {
 		budget: o.Budget,
 		stall:  o.Stall,
 		retry:  o.ReconnectWait,
+		auth:   o.Auth,
 	}
 	if c.http == nil {
 		c.http = &http.Client{}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/wire"
 
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/riffstate"
@@ -152,4 +156,19 @@ func (e *Engine) SetSignInsTimer(after func(time.Duration) <-chan time.Time) {
 	e.saver.mu.Lock()
 	defer e.saver.mu.Unlock()
 	e.saver.after = after
+}
+
+// KeyedTrust is a token layer of the tests of the signed posts: it takes
+// the caller from me, as NoSignIn does, and gives it the device key of its
+// user from Keys (the thumbprints), as the token layer of a riff with
+// sign-in does from the token.
+type KeyedTrust struct{ Keys map[string]string }
+
+func (k KeyedTrust) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refused) {
+	p, refused := NoSignIn{}.Prove(r, me)
+	if refused != nil {
+		return p, refused
+	}
+	p.caller.Key = k.Keys[me.User]
+	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/quote"
+	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -130,6 +131,10 @@ func (s *Handler) routes() {
 		r, err := v.Notes(c, q, now)
 		return r, nil, err
 	})
+	query(s, func(v riffstate.View, c riffstate.Caller, q wire.PostContent, now riffstate.Now) (signed.Content, []riffstate.Signal, error) {
+		r, err := v.PostContent(c, q, now)
+		return r, nil, err
+	})
 
 	// The signals change only the presence: one line for each.
 	signal[riffstate.SetStatus, wire.TextReply](s)
@@ -190,8 +195,9 @@ func (s *Handler) checkBuild(r *http.Request) *wire.Refused {
 	return wire.Refuse(wire.OldBuild, "%s", build.MismatchError(server, client))
 }
 
-// refuse writes a refusal: the status, the header riff-refused and the
-// reason as text.
+// refuse writes a refusal: the status (status, else the status that the
+// refusal carries, else the status of its code), the header riff-refused
+// and the reason as text.
 func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 	if status == 0 {
 		status = r.Status

@@ -137,6 +137,10 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 		topts.Now = opts.Now
 		e.signIns = tokens.New(topts)
 		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger)
+		// The readers' check of the signed messages reads the keys of the
+		// live sign-ins; a load after the lease wait gets them too.
+		e.opts.StateOptions.LiveKeys = e.signIns.LiveKeys
+		state.SetLiveKeys(e.signIns.LiveKeys)
 	}
 	e.facts.started = opts.Now()
 	e.facts.position = replayed.Last

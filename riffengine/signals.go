@@ -26,7 +26,7 @@ func Signaled[S riffstate.SignalCall[R], R any](ctx context.Context, e *Engine, 
 	e.View(func(v riffstate.View, now riffstate.Now) { text = call.Tell(e.state.Caller(c), v, now) })
 	var told riffstate.Told
 	if text != "" {
-		_, err := Dispatch[riffstate.Post, wire.PostReply](ctx, e, Authenticate(Proof{caller: c}, riffstate.TellLead(c, text)))
+		_, err := Dispatch[riffstate.Post, wire.PostReply](ctx, e, Authenticate(Proof{caller: c}, riffstate.TellLead(c, text, call)))
 		var refused *wire.Refused
 		switch {
 		case err == nil:

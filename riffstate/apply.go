@@ -209,6 +209,7 @@ func (r *Riff) keep(c record.Posted, rec record.Record) bool {
 	t := r.thread(c.Thread)
 	t.LastSeq = c.Seq
 	t.Messages = append(t.Messages, Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs})
+	r.remember(c, rec.WrittenAtMs)
 	if over := len(t.Messages) - KeptMessages; over > 0 {
 		// A reslice, not a move of the 200 kept messages: append copies
 		// them only when it grows the array, so a post costs O(1).

@@ -27,7 +27,7 @@ func (v View) BlockedTell(c Caller, reason string, now Now) string {
 	if v.isLiveLead(c, now) {
 		return ""
 	}
-	return "blocked: " + reason
+	return wire.BlockedText(reason)
 }
 
 // BlockedReply gives the reply to a block, after its signal: the reason

@@ -6,7 +6,6 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -84,7 +83,7 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			}
 			m := Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs}
 			posted = append(posted, m)
-			e.Messages = append(e.Messages, MessageOf(m, true))
+			e.Messages = append(e.Messages, MessageOf(m, s.opts))
 		case record.PauseSet:
 			after := s.pausedSessions(nowMs)
 			for _, key := range slices.Sorted(maps.Keys(pauseBefore)) {
@@ -205,27 +204,4 @@ func wokeOf(m *Message, w name.Who) bool {
 // names it, as every other reply does: a direct thread is dm:PEER.
 func wakeOf(m Message, w name.Who) wire.Wake {
 	return wire.Wake{Thread: m.Thread.For(w), Seq: m.Seq, From: m.Sender.Named(), Kind: m.Type}
-}
-
-// MessageOf gives a kept message as a reader gets it. A riff with no
-// sign-in trusts its network: each message is verified there.
-func MessageOf(m Message, trusted bool) wire.Message {
-	out := wire.Message{
-		Thread: string(m.Thread), Seq: m.Seq, AtMs: m.AtMs, Sender: m.Sender, Lead: m.Lead,
-		Kind: m.Type, To: m.To, Payload: m.Payload, Sig: m.Sig,
-	}
-	if c, err := signed.Decode(m.Payload); err == nil {
-		out.Body = c.Body
-	}
-	if trusted {
-		out.Verified = true
-	} else if m.Sig != "" {
-		_, err := signed.Verify(m.Sig, m.Payload)
-		out.Verified = err == nil
-	}
-	if !out.Verified {
-		// A message that is not verified never counts as from the lead.
-		out.Lead = false
-	}
-	return out
 }

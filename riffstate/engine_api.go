@@ -48,7 +48,7 @@ func (v View) MessagesAfter(w name.Who, t name.Thread, after uint64) []wire.Mess
 	if th := v.riff.Threads[t]; th != nil {
 		for _, m := range th.Messages {
 			if m.Seq > after {
-				kept = append(kept, MessageFor(w, t, MessageOf(m, true)))
+				kept = append(kept, MessageFor(w, t, MessageOf(m, v.opts)))
 			}
 		}
 	}

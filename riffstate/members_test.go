@@ -260,7 +260,9 @@ func TestGivenAnAdminSetInTheQueueWhenACommandComesAfterItThenItGetsTheNewRoleAn
 func TestGivenARiffWithSignInThenOnlyAMemberReadsOrPostsInChat(t *testing.T) {
 	chat := recs(joinRec("carl/c001", "chat"), rec("carl/c001", "post", posted("carl/c001", "chat", 1, record.MessagePlain, nil)))
 	// A member posts and joins.
-	givenTeam(t, chat).when("carl", post("chat", "hello")).then(posted("carl", "chat", 2, record.MessagePlain, nil))
+	// A riff with sign-in takes signed posts only: each post is signed as
+	// riff signs it.
+	whenSigned(t, givenTeam(t, chat), "carl", wire.Post{Thread: "chat", Body: "hello"}).thenPosted(posted("carl", "chat", 2, record.MessagePlain, nil))
 	givenTeam(t).when("carl", join("chat")).then(joined("carl", "chat"))
 	// eve signed in and is no member; gus never signed in.
 	for _, who := range []string{"eve", "gus"} {
@@ -291,19 +293,19 @@ func TestGivenARiffWithSignInThenOnlyAMemberReadsOrPostsInChat(t *testing.T) {
 		}
 	}
 	// A message in chat wakes no session of a person who is no member.
-	givenTeam(t, joinRec("carl/c001", "chat"), joinRec("eve/e001", "chat")).
-		when("bob", post("chat", "hello", "person=false")).
-		then(posted("bob", "chat", 1, record.MessagePlain, sels("person=false"), "carl/c001"))
+	whenSigned(t, givenTeam(t, joinRec("carl/c001", "chat"), joinRec("eve/e001", "chat")),
+		"bob", wire.Post{Thread: "chat", Body: "hello", To: sels("person=false")}).
+		thenPosted(posted("bob", "chat", 1, record.MessagePlain, sels("person=false"), "carl/c001"))
 	// The other threads stay open to each caller.
-	givenTeam(t).when("eve", post(repo, "hello")).then(posted("eve", repo, 1, record.MessagePlain, nil))
+	whenSigned(t, givenTeam(t), "eve", wire.Post{Thread: repo, Body: "hello"}).thenPosted(posted("eve", repo, 1, record.MessagePlain, nil))
 	// A person of the allowed domain, and the owner of the settings, may
 	// join as a member does: each reads and posts in chat.
 	domain := signIn
 	domain.AllowedDomain = "Example.com"
-	givenIn(t, domain, team()).when("eve", post("chat", "hello")).then(posted("eve", "chat", 1, record.MessagePlain, nil))
+	whenSigned(t, givenIn(t, domain, team()), "eve", wire.Post{Thread: "chat", Body: "hello"}).thenPosted(posted("eve", "chat", 1, record.MessagePlain, nil))
 	owner := signIn
 	owner.Owner = "eve@example.com"
-	givenIn(t, owner, team()).when("eve", post("chat", "hello")).then(posted("eve", "chat", 1, record.MessagePlain, nil))
+	whenSigned(t, givenIn(t, owner, team()), "eve", wire.Post{Thread: "chat", Body: "hello"}).thenPosted(posted("eve", "chat", 1, record.MessagePlain, nil))
 	other := signIn
 	other.AllowedDomain = "example.org"
 	givenIn(t, other, team()).when("eve", post("chat", "hello")).thenRefused(wire.NotAllowed)
@@ -555,4 +557,13 @@ func TestGivenARemoveOrARevokeWhenItsRecordIsWrittenThenTheEffectsEndTheSignInsO
 	if got := f.riff().People.Ended["bob@example.com"]; got != 0 {
 		t.Errorf("the end of the sign-ins of bob = %d; want 0", got)
 	}
+}
+
+// whenSigned runs the post p of who in f, signed as riff signs it: the
+// draft of the server, signed with a device key of the caller's token.
+func whenSigned(t *testing.T, f *fixture, who string, p wire.Post) *signedFixture {
+	t.Helper()
+	sf := &signedFixture{fixture: f, ann: newDevice(t)}
+	sf.whenAt(sf.callerWith(who, sf.ann), postOf(sf.signedBy(who, sf.ann, p)))
+	return sf
 }

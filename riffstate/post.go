@@ -28,6 +28,11 @@ type Post struct {
 	// that this build does not know as other, and a refusal names the
 	// kind that was sent.
 	SentKind string `json:"-"`
+	// told marks the tell of a signal (blocked, a failed step): the
+	// server writes its text from the signal, so in a riff with sign-in it
+	// has no signature of the caller. Only [TellLead] sets it; no call
+	// over the wire can.
+	told bool
 }
 
 // UnmarshalJSON reads the call, and keeps its kind as it was sent when
@@ -60,34 +65,18 @@ func (p *Post) UnmarshalJSON(b []byte) error {
 func (Post) Kind() record.Command { return record.CommandPost }
 
 func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
-	kind := p.Post.Kind
-	if kind == "" {
-		kind = record.MessagePlain
-	}
-	if _, err := record.ParseMessageKind(string(kind)); err != nil {
-		sent := p.SentKind
-		if sent == "" {
-			sent = string(kind)
-		}
-		return Handled{}, bad("riff-server knows no message kind %q: the kinds of a message are message, note and status", sent)
-	}
-	if selector.AnyOther(p.To) {
-		return Handled{}, bad("the to list has a selector that riff-server does not know")
-	}
-	if p.Body == "" && kind != record.MessageStatus {
-		return Handled{}, bad("a %s needs a text", kind)
-	}
-	thread, to, err := p.target(c, v, now)
+	d, err := p.draft(c, v, now)
 	if err != nil {
 		return Handled{}, err
 	}
-	if thread == name.Denials && kind != record.MessageNote {
-		return Handled{}, bad("the thread denials takes notes only: riff relay denied posts each refusal of auto mode there as a note, and a note wakes no session")
+	part, err := v.checkSigned(c, p, d, now)
+	if err != nil {
+		return Handled{}, err
 	}
-	if _, dropped := p.keptAs(c, v, thread); dropped {
+	if _, dropped := p.keptAs(c, v, d.thread); dropped {
 		return Handled{}, nil
 	}
-	posted, _, err := v.post(c.URI, thread, kind, to, p.Body, p.Key, p.Payload, p.Sig, nil, now)
+	posted, _, err := v.post(c.URI, d.thread, d.kind, d.to, p.Body, p.Key, part, nil, now)
 	if err != nil {
 		return Handled{}, err
 	}
@@ -237,9 +226,12 @@ func (v View) tellTarget(c Caller, tell string, now Now) (name.Who, error) {
 
 // post makes a posted record of sender in thread: the next seq (after
 // the posts of prior, the changes of the same command before it), the
-// lead mark, the woken sessions and the payload.
+// lead mark, the woken sessions and the payload. With no signed part the
+// server makes the payload from the fields; with one (checked by
+// [View.checkSigned]) it keeps its bytes unchanged, and the lead mark of
+// the record is the signed one.
 func (v View) post(sender name.SessionURI, thread name.Thread, kind record.MessageKind, to []selector.Selector,
-	body, key string, payload []byte, sig string, prior []record.Change, now Now) (record.Posted, []selector.Selector, error) {
+	body, key string, part *signedPart, prior []record.Change, now Now) (record.Posted, []selector.Selector, error) {
 	seq := uint64(1)
 	if t := v.riff.Threads[thread]; t != nil {
 		seq = t.LastSeq + 1
@@ -249,33 +241,21 @@ func (v View) post(sender name.SessionURI, thread name.Thread, kind record.Messa
 			seq = p.Seq + 1
 		}
 	}
-	who := sender.Who()
-	lead := false
-	if !sender.IsPerson() {
-		if s, ok := v.LiveLead(sender.User, sender.Repo, now); ok && s.URI.Who() == who {
-			lead = true
-		}
-	}
-	woken, unmatched := v.woken(thread, kind, to, who, now)
-	if payload == nil {
-		toJSON, err := json.Marshal(to)
+	lead := v.leadMark(sender, now)
+	woken, unmatched := v.woken(thread, kind, to, sender.Who(), now)
+	var payload []byte
+	var sig string
+	if part == nil {
+		content, err := draft{thread: thread, to: to, kind: kind, lead: lead}.content(sender, body, now)
 		if err != nil {
-			return record.Posted{}, nil, bad("the to list does not encode: %v", err)
+			return record.Posted{}, nil, err
 		}
-		if len(to) == 0 {
-			toJSON = []byte("[]")
-		}
-		payload, err = signed.Encode(signed.Content{
-			User: sender.User, Session: sender.Session, Lead: lead, Thread: string(thread),
-			To: toJSON, Body: body, Kind: string(kind), TimeMS: now.Ms,
-		})
+		payload, err = signed.Encode(content)
 		if err != nil {
 			return record.Posted{}, nil, bad("the message does not encode: %v", err)
 		}
-	} else if content, err := signed.Decode(payload); err != nil {
-		return record.Posted{}, nil, bad("the payload does not decode: %v", err)
-	} else if content.User != sender.User || content.Session != sender.Session || content.Body != body || content.Lead && !lead {
-		return record.Posted{}, nil, bad("the signed fields of the post differ from the call")
+	} else {
+		payload, sig, lead = part.payload, part.sig, lead && part.lead
 	}
 	return record.Posted{
 		Thread: thread, Seq: seq, Sender: sender, Type: kind, To: to, Key: key, Lead: lead,
@@ -396,7 +376,7 @@ func compareWho(a, b name.Who) int {
 
 // serverPost makes a posted record of the server in a thread.
 func (v View) serverPost(thread name.Thread, kind record.MessageKind, to []selector.Selector, text string, now Now, prior ...record.Change) record.Posted {
-	posted, _, _ := v.post(ServerURI(), thread, kind, to, text, "", nil, "", prior, now)
+	posted, _, _ := v.post(ServerURI(), thread, kind, to, text, "", nil, prior, now)
 	return posted
 }
 

@@ -45,6 +45,12 @@ type Riff struct {
 	// FirstSkipped is the position of the first skipped record: no
 	// checkpoint goes past it.
 	FirstSkipped uint64 `json:"first_skipped,omitempty"`
+	// Signed holds the hash of the payload of each signed message of the
+	// last two windows (signed.Hash, with the time of its record): the
+	// server refuses a copy of a signed message. SignedSweptMs is the time
+	// of the last sweep of the old hashes. See [Riff.remember].
+	Signed        map[string]int64 `json:"signed,omitempty"`
+	SignedSweptMs int64            `json:"signed_swept_ms,omitempty"`
 }
 
 // Life is the life cycle of a session in the riff.

@@ -57,10 +57,26 @@ func (t Told) text() string {
 }
 
 // TellLead is the post that carries the message of a signal to the lead
-// of the caller's user.
-func TellLead(c Caller, text string) Post {
-	return Post{Post: wire.Post{Me: c.URI, Tell: "lead", Body: text}}
+// of the caller's user. With a signed tell (a call that is a
+// [SignedTell] with a payload), the post carries its payload and its
+// signature, and the server checks them as those of each post; with none,
+// the server writes it, and it has no signature.
+func TellLead(c Caller, text string, call any) Post {
+	p := Post{Post: wire.Post{Me: c.URI, Tell: "lead", Body: text}, told: true}
+	if st, ok := call.(SignedTell); ok {
+		p.Payload, p.Sig = st.SignedTell()
+	}
+	return p
 }
+
+// SignedTell is a signal call that can carry its message to the lead
+// signed by the caller.
+type SignedTell interface {
+	SignedTell() (payload []byte, sig string)
+}
+
+// SignedTell gives the signed message to the lead of a block.
+func (q SetBlocked) SignedTell() ([]byte, string) { return q.Payload, q.Sig }
 
 // noTell is the Tell of a signal that sends no message.
 type noTell struct{}

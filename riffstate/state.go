@@ -64,6 +64,10 @@ type Options struct {
 	// AllowedDomain is the email domain whose people may join a riff
 	// with sign-in (admit), "" for none.
 	AllowedDomain string
+	// LiveKeys gives the keys of the live sign-ins of a user, for the
+	// readers' check of the signed messages (see [MessageOf]); nil gives
+	// none. A checkpoint does not keep it.
+	LiveKeys LiveKeys `json:"-"`
 }
 
 // State is the whole state of a riff: the pending copy of the riff

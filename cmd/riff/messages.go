@@ -14,6 +14,9 @@ import (
 // The messages of riff read and riff tail: one line in riff read, a
 // block in riff tail. Both name the sender, lead=true, the address and
 // whether the sender is verified; only the words around them differ.
+// Each message shows as the reader's check gives it (riffclient's
+// Client.Check): the sender, the lead mark and the body of a signed
+// message come from its signed bytes.
 
 // messageWords are the words around the parts of a message.
 type messageWords struct {
@@ -59,6 +62,7 @@ func (c *cli) page(page wire.ThreadPage) {
 		c.out.line(colored(yellow, fmt.Sprintf("riff: %d messages are lost. The server keeps only the last messages of a thread.", page.Lost)))
 	}
 	for _, m := range page.Messages {
+		m = c.client.Check(m)
 		line := append(messageParts(fmt.Sprintf("[%d] ", m.Seq), m, readWords), plain(": "+kindMark(m.Kind)+clean(m.Body)))
 		c.out.hanging(messageIndent, line...)
 	}
@@ -67,6 +71,7 @@ func (c *cli) page(page wire.ThreadPage) {
 // block writes one message of riff tail: the date line when the day
 // changes, the header, and the body wrapped under it. It gives the day.
 func (c *cli) block(m wire.Message, day string) string {
+	m = c.client.Check(m)
 	at := c.timeOf(m.AtMs)
 	if d := at.Format(time.DateOnly); d != day {
 		c.out.line(colored(bold, d))

@@ -518,7 +518,7 @@ func (s *deniedSender) post(ctx context.Context, rec keptRecord) error {
 		s.rows[key] = row
 	}
 	body := deniedLine(rec, roleOf(row.Role), claimsOf(row.URI))
-	_, err := riffclient.Send(ctx, s.c.client, wire.Post{
+	_, err := riffclient.Post(ctx, s.c.client, wire.Post{
 		Me: poster, Thread: string(name.Denials), Kind: record.MessageNote, Body: body, Key: "denied-" + rec.ID,
 	})
 	return err

@@ -122,8 +122,23 @@ characters is enough).
 			long: `Says that you cannot go on with no decision of a person. It wakes the lead
 of your user with the reason.
 `,
-			flags: textCommand("blocked", func(me name.SessionURI, text string) wire.Call[wire.TextReply] {
-				return wire.Blocked{Me: me, Reason: text}
+			flags: noFlags(func(c *cli, ctx context.Context, words []string) error {
+				text := strings.Join(words, " ")
+				if text == "" {
+					return usagef("riff blocked needs a TEXT")
+				}
+				me, err := c.me(ctx)
+				if err != nil {
+					return err
+				}
+				// riffclient.Blocked signs the message to the lead in a
+				// riff with sign-in.
+				r, err := riffclient.Blocked(ctx, c.client, wire.Blocked{Me: me, Reason: text})
+				if err != nil {
+					return err
+				}
+				c.reply(r.Text)
+				return nil
 			}),
 		},
 		{
@@ -348,9 +363,20 @@ func (c *cli) post(ctx context.Context, words []string, thread string, to []stri
 	if body == "" && k != record.MessageStatus {
 		return usagef("riff post needs a TEXT")
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
 		return wire.Post{Me: me, Thread: thread, To: sels, Kind: k, Body: body}
 	})
+}
+
+// sendPost sends the post that newPost makes for the caller through the
+// one path of a post (riffclient.Post signs it in a riff with sign-in),
+// and prints its reply.
+func (c *cli) sendPost(ctx context.Context, newPost func(me name.SessionURI) wire.Post) error {
+	me, err := c.me(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := riffclient.Post(ctx, c.client, newPost(me))
 	if err != nil {
 		return err
 	}
@@ -382,14 +408,9 @@ func (c *cli) tell(ctx context.Context, words []string) error {
 	if len(words) < 2 {
 		return usagef("riff tell needs SESSION (or lead) and a TEXT")
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.PostReply] {
+	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
 		return wire.Post{Me: me, Tell: words[0], Body: strings.Join(words[1:], " ")}
 	})
-	if err != nil {
-		return err
-	}
-	c.posted(r)
-	return nil
 }
 
 func (c *cli) tail(ctx context.Context, args []string) error {

@@ -92,3 +92,37 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheck: the reader's check never panics; a message that passes has a
+// valid signature, a key among the live ones, and bytes that decode to
+// the content that it gives.
+func FuzzCheck(f *testing.F) {
+	key := fuzzKey(f)
+	payload := []byte(samplePayload)
+	sig, err := Sign(key, payload)
+	if err != nil {
+		f.Fatalf("Sign() = %v", err)
+	}
+	tp, _ := Thumbprint(&key.PublicKey)
+	f.Add(sig, payload, tp)
+	f.Add(sig, payload, "")
+	f.Add(sig, []byte(`{"user":7}`), tp)
+	f.Add("..", []byte{}, tp)
+	f.Fuzz(func(t *testing.T, sig string, payload []byte, live string) {
+		c, err := Check(sig, payload, []string{live})
+		if err != nil {
+			if c.User != "" || c.Body != "" || c.Lead {
+				t.Fatalf("Check() = %+v with the error %v; want the zero Content", c, err)
+			}
+			return
+		}
+		v, err := Verify(sig, payload)
+		if err != nil || v.Thumbprint != live {
+			t.Fatalf("Check() passed, and Verify() = %v, %v with the live key %q", v, err, live)
+		}
+		want, err := Decode(payload)
+		if err != nil || want.User != c.User || want.Lead != c.Lead || want.Body != c.Body {
+			t.Fatalf("Check() = %+v; want the content of the bytes %+v (%v)", c, want, err)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/selector"
+	"github.com/como-technologies/riff/riffcore/signed"
 )
 
 // Who lists the sessions of the riff. All lists the gone sessions too.
@@ -55,6 +56,20 @@ type Notes struct {
 	User    string          `json:"user,omitempty"`
 	History bool            `json:"history,omitempty"`
 }
+
+// PostContent gives the content that the server would sign for a post:
+// the thread (the default thread, or the direct thread of a tell), the
+// to list (the side of a tell), the lead mark of the caller now, the
+// kind and the body, with the time of the server. A client in a riff
+// with sign-in sends it before each post, puts its own time in it, signs
+// its JSON with the device key, and sends the post with the payload and
+// the signature. It changes nothing. Its me is the me of the post.
+type PostContent struct {
+	Post
+}
+
+func (PostContent) Path() string              { return "/v1/post/content" }
+func (PostContent) reply() (r signed.Content) { return }
 
 // Watch opens the stream of the wakes of the caller.
 type Watch struct {
@@ -164,7 +179,11 @@ type ThreadPage struct {
 
 // Message is one message as a reader gets it: the fields of the signed
 // payload, the fields of the server, and the payload bytes with their
-// signature so that the reader can check them.
+// signature so that the reader can check them. Verified is the verdict
+// of the server: a reader checks a signed message again by itself, with
+// Keys, the thumbprints of the live sign-ins of the sender's user
+// (sorted; none with no sign-in), and takes Verified only for a message
+// with no signature.
 type Message struct {
 	Thread   string              `json:"thread"`
 	Seq      uint64              `json:"seq"`
@@ -177,6 +196,7 @@ type Message struct {
 	Verified bool                `json:"verified"`
 	Payload  []byte              `json:"payload,omitempty"`
 	Sig      string              `json:"sig,omitempty"`
+	Keys     []string            `json:"keys,omitempty"`
 }
 
 // ThreadsReply lists the threads of the caller.

@@ -58,11 +58,19 @@ type Status struct {
 }
 
 // Blocked says that the caller cannot go on with no decision of a
-// person. It wakes the lead of its user.
+// person. It wakes the lead of its user with the message
+// [BlockedText]. In a riff with sign-in, Payload and Sig are that message
+// signed by the caller (the content of [PostContent] for a tell of the
+// lead): with none, the server writes it, and it has no signature.
 type Blocked struct {
-	Me     name.SessionURI `json:"me"`
-	Reason string          `json:"reason"`
+	Me      name.SessionURI `json:"me"`
+	Reason  string          `json:"reason"`
+	Payload []byte          `json:"payload,omitempty"`
+	Sig     string          `json:"sig,omitempty"`
 }
+
+// BlockedText is the text of the message that a block sends to the lead.
+func BlockedText(reason string) string { return "blocked: " + reason }
 
 // Step starts, ends or fails the long step of the caller. Exactly one of
 // Start, Done and Fail is set.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -83,6 +84,7 @@ func calls() []call {
 		c("idle", wire.Idle{}.Path(), "/v1/idle", func() any { return send[wire.IdleReply](wire.Idle{}) }),
 		c("server", wire.Server{}.Path(), "/v1/server", func() any { return send[wire.ServerFacts](wire.Server{}) }),
 		c("notes read", wire.Notes{}.Path(), "/v1/notes/read", func() any { return send[wire.NotesReply](wire.Notes{}) }),
+		c("post content", wire.PostContent{}.Path(), "/v1/post/content", func() any { return send[signed.Content](wire.PostContent{}) }),
 		// the streams: send gives the type of one line
 		c("watch", wire.Watch{}.Path(), "/v1/watch", func() any { return send[wire.Event](wire.Watch{}) }),
 		c("tail", wire.Tail{}.Path(), "/v1/tail", func() any { return send[wire.Event](wire.Tail{}) }),
@@ -126,7 +128,8 @@ func TestReplyTypes(t *testing.T) {
 		"move": "wire.RegisterReply",
 		"who":  "wire.WhoReply", "whoami": "wire.WhoamiReply", "read": "wire.ReadReply", "threads": "wire.ThreadsReply",
 		"riff": "wire.Pauses", "idle": "wire.IdleReply", "server": "wire.ServerFacts", "notes read": "wire.NotesReply",
-		"watch": "wire.Event", "tail": "wire.Event",
+		"post content": "signed.Content",
+		"watch":        "wire.Event", "tail": "wire.Event",
 	}
 	for _, c := range calls() {
 		if c.reply != want[c.name] {
@@ -157,6 +160,7 @@ func TestEachBodyHasMe(t *testing.T) {
 		wire.Alive{Me: me}, wire.Status{Me: me}, wire.Blocked{Me: me}, wire.Step{Me: me}, wire.Move{Me: me},
 		wire.Who{Me: me}, wire.Whoami{Me: me}, wire.Read{Me: me}, wire.Threads{Me: me}, wire.Riff{Me: me},
 		wire.Idle{Me: me}, wire.Notes{Me: me}, wire.Watch{Me: me}, wire.Tail{Me: me},
+		wire.PostContent{Post: wire.Post{Me: me}},
 	}
 	for _, b := range bodies {
 		t.Run(fmt.Sprintf("%T", b), func(t *testing.T) {
