@@ -231,7 +231,7 @@ func (r *relay) toolCLI(out, errOut io.Writer) *cli {
 	sys.terminal = func(io.Writer) (bool, int) { return false, 0 }
 	dir := r.place()
 	sys.getwd = func() (string, error) { return dir, nil }
-	sys.shared = r.c.client
+	sys.shared, sys.sharedSignIn = r.c.client, r.c.signin
 	c := &cli{system: &sys, g: r.c.g}
 	c.g.color = "never"
 	return c
