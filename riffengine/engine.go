@@ -12,6 +12,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -41,6 +42,14 @@ type Options struct {
 	// lease: an instance does not take the live lease of a later
 	// revision (0: no revision number).
 	Revision uint64
+	// SignIn says that the riff has sign-in: the engine keeps a token
+	// store (Engine.SignIns) and its object signins.json. It is the one
+	// source of the sign-in of the riff: the engine sets
+	// StateOptions.SignIn from it.
+	SignIn bool
+	// Tokens set the token store of a riff with sign-in; its clock is
+	// Now.
+	Tokens tokens.Options
 	// StateOptions are the options of the state; a load after the lease
 	// wait makes the state again with them. Open gives them the build of
 	// Build when they name none.
@@ -142,6 +151,10 @@ type Engine struct {
 	// beforeEncode, when a test sets it, runs right before the encode
 	// of a checkpoint, where the lock is free.
 	beforeEncode func()
+	// signIns is the token store of a riff with sign-in (nil with
+	// none); saver writes its snapshot.
+	signIns *tokens.Store
+	saver   *saver
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool

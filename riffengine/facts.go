@@ -161,6 +161,9 @@ func (e *Engine) Facts() wire.ServerFacts {
 	}
 	f.Sessions, f.Cursors, f.Threads = e.state.Counts()
 	f.Warnings, f.Skipped = e.state.Dropped()
+	if e.signIns != nil {
+		f.SignIns = e.signIns.Live()
+	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	f.MemoryBytes = m.HeapAlloc

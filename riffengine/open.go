@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -31,6 +32,7 @@ func Open(ctx context.Context, store rifflog.Store, opts Options) (*Engine, erro
 	if opts.StateOptions.Build == "" && opts.Build != (build.Build{}) {
 		opts.StateOptions.Build = opts.Build.String()
 	}
+	opts.StateOptions.SignIn = opts.SignIn
 	loaded, err := Load(ctx, store, opts.StateOptions)
 	if err != nil {
 		opts.Logger.Error("riff-server cannot load the log; it does not serve", "target", "start", "error", err.Error())
@@ -45,6 +47,11 @@ func Open(ctx context.Context, store rifflog.Store, opts Options) (*Engine, erro
 	}
 	e.setUnread(loaded.Unread)
 	e.setServing(false, "riff-server starts")
+	if err := e.loadSignIns(ctx); err != nil {
+		opts.Logger.Error("riff-server cannot load its sign-ins; it does not serve", "target", "start", "error", err.Error())
+		e.abort(err)
+		return nil, err
+	}
 	if opts.Listen != nil {
 		if err := opts.Listen(e); err != nil {
 			e.abort(err)
@@ -71,6 +78,7 @@ func Open(ctx context.Context, store rifflog.Store, opts Options) (*Engine, erro
 		e.abort(err)
 		return nil, err
 	}
+	e.startSaver()
 	e.setServing(true, "")
 	opts.Logger.Info("riff-server serves", "target", "start", "revision", opts.Revision)
 	return e, nil
@@ -97,6 +105,7 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 	if opts.TimerEvery <= 0 {
 		opts.TimerEvery = 10 * time.Second
 	}
+	opts.StateOptions.SignIn = opts.SignIn
 	if opts.StateOptions.Build == "" {
 		// A load after the lease wait makes the state with the build of
 		// this one (a riff with sign-in sets StateOptions).
@@ -119,6 +128,12 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 		lastCkp:  opts.Now(),
 
 		loadedCheckpoint: opts.LoadedCheckpoint,
+	}
+	if opts.SignIn {
+		topts := opts.Tokens
+		topts.Now = opts.Now
+		e.signIns = tokens.New(topts)
+		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger)
 	}
 	e.facts.started = opts.Now()
 	e.facts.position = replayed.Last
@@ -157,7 +172,12 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 //
 // A second Close gives what the first gave.
 func (e *Engine) Close(ctx context.Context) error {
-	e.closeOnce.Do(func() { e.closeErr = e.close(ctx) })
+	e.closeOnce.Do(func() {
+		e.closeErr = e.close(ctx)
+		if e.saver != nil {
+			e.saver.finish()
+		}
+	})
 	return e.closeErr
 }
 
@@ -223,6 +243,9 @@ func (e *Engine) settle(ctx context.Context) error {
 	if e.Err() != nil {
 		return nil
 	}
+	// After the last record and before the last checkpoint, as at a
+	// handover.
+	e.lastSignIns(ctx)
 	if err := e.checkpoint(ctx, true); err != nil {
 		return err
 	}
@@ -275,6 +298,9 @@ func (e *Engine) halt(why error) {
 func (e *Engine) abort(why error) {
 	e.stopFor(why)
 	<-e.done
+	if e.saver != nil {
+		e.saver.finish()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.endLease(ctx); err != nil {

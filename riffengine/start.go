@@ -113,7 +113,12 @@ func (e *Engine) takeLeaseAndLoadAgain(ctx context.Context, id string, wait time
 	if err := lease.Wait(ctx, wait); err != nil {
 		return err
 	}
-	if err := e.loadAgain(ctx); err != nil {
+	err = e.loadAgain(ctx)
+	if err == nil {
+		// The old instance wrote signins.json at its handover.
+		err = e.loadSignIns(ctx)
+	}
+	if err != nil {
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if endErr := lease.End(ectx, e.opts.Now()); endErr != nil && !errors.Is(endErr, rifflog.ErrLeaseLost) {
@@ -267,9 +272,10 @@ func (e *Engine) endLease(ctx context.Context) error {
 // after its wait. It writes none when the lease names no live other
 // instance (it ended, or aged). It gives the lease that it read.
 //
-// The sign-ins are not built yet: when they are, signins.json is written
-// here, when it changed, before the checkpoint (the store design: "It
-// writes the object one last time, before its last checkpoint").
+// signins.json is written here, when it changed, before the checkpoint
+// (the guide: "It writes the object one last time, before its last
+// checkpoint"), so that a token from the last second of this instance
+// works on the new one.
 func (e *Engine) handOver(ctx context.Context) (rifflog.LeaseRecord, error) {
 	select {
 	case <-e.done:
@@ -286,6 +292,7 @@ func (e *Engine) handOver(ctx context.Context) (rifflog.LeaseRecord, error) {
 	if !ok || !r.Holds(e.opts.Now()) || (mine != nil && r.Instance == mine.ID()) {
 		return r, fmt.Errorf("hand over: no other instance holds the lease: %w", rifflog.ErrLeaseLost)
 	}
+	e.lastSignIns(ctx)
 	if err := e.checkpoint(ctx, true); err != nil {
 		return r, fmt.Errorf("hand over: %w", err)
 	}

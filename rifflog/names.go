@@ -13,6 +13,9 @@ const (
 	CheckpointPrefix = "checkpoint/"
 	// LeaseName is the object of the lease.
 	LeaseName = "lease"
+	// SignInsName is the object of the sign-ins of a riff with sign-in
+	// (riffengine/tokens), a swapped object like the lease.
+	SignInsName = "signins.json"
 )
 
 // ChunkName is the object name of the chunk whose first position is first.

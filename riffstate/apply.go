@@ -331,7 +331,7 @@ func (p *People) apply(rec record.Record) bool {
 			return false
 		}
 	case record.OwnerSet:
-		p.Owner = c.Email
+		p.Owner, p.HadOwner = c.Email, true
 		p.Asked, p.AskedMs = "", 0
 	case record.OwnerAsked:
 		p.Asked, p.AskedMs = c.Email, rec.WrittenAtMs

@@ -180,8 +180,11 @@ type People struct {
 	Members []string          `json:"members,omitempty"`
 	Admins  []string          `json:"admins,omitempty"`
 	Owner   string            `json:"owner,omitempty"`
-	Asked   string            `json:"asked,omitempty"`
-	AskedMs int64             `json:"asked_ms,omitempty"`
+	// HadOwner is true once the log named an owner: name_owner names
+	// the first owner only in a riff that never had one.
+	HadOwner bool   `json:"had_owner,omitempty"`
+	Asked    string `json:"asked,omitempty"`
+	AskedMs  int64  `json:"asked_ms,omitempty"`
 	// Ended holds the position of the last member_removed or
 	// signins_ended record of each email.
 	Ended map[string]uint64 `json:"ended,omitempty"`

@@ -55,6 +55,12 @@ type Options struct {
 	SignIn bool
 	// Build is the build of the server, for whoami and who.
 	Build string
+	// Owner is the email that the setting --owner names: that person may
+	// join (admit), and name_owner makes it the first owner.
+	Owner string
+	// AllowedDomain is the email domain whose people may join a riff
+	// with sign-in (admit), "" for none.
+	AllowedDomain string
 }
 
 // State is the whole state of a riff: the pending copy of the riff
@@ -104,8 +110,13 @@ func (s *State) Caller(c Caller) Caller {
 	if sess := s.pending.Session(c.Who()); sess != nil && c.Class == record.ClassSession {
 		c.Worker = sess.Worker
 	}
-	if !s.opts.SignIn {
+	switch {
+	case !s.opts.SignIn:
 		c.Role = Admin
+	case c.Class == record.ClassPerson || c.Class == record.ClassSession:
+		// The role comes from the people of the pending copy; it adds to
+		// a role that the caller has (the token layer gives none).
+		c.Role = max(c.Role, s.pending.People.roleOf(c.URI.User))
 	}
 	return c
 }
