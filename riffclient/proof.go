@@ -48,7 +48,7 @@ func (c *Client) prove(ctx context.Context, p *prover, req *http.Request) (strin
 	}
 	key, token := p.key, p.token
 	if p.auth != nil {
-		key = p.auth.Key()
+		// The token first: the Auth may read its key for it.
 		t, err := p.auth.Token(ctx, p.me)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -60,7 +60,7 @@ func (c *Client) prove(ctx context.Context, p *prover, req *http.Request) (strin
 			// No sign-in kept for this server: a riff with no sign-in.
 			return "", nil
 		}
-		token = t
+		token, key = t, p.auth.Key()
 	}
 	if key == nil {
 		return "", &AuthError{Err: errors.New("the sign-in of this machine has no device key")}

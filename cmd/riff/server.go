@@ -65,16 +65,28 @@ func (c *cli) signInFaultFact(err error, m *signin.Machine) (fact, bool) {
 	var refused *wire.Refused
 	switch {
 	case errors.As(err, &auth):
-		return fact{key: "  sign-in", value: "no: " + clean(auth.Error()), color: red}, true
+		return fact{key: "  sign-in", value: "no: " + faultWords(auth), color: red}, true
 	case errors.As(err, &refused) && signInCode(refused.Code):
 		if m != nil {
 			if ferr := m.Fault(); ferr != nil {
-				return fact{key: "  sign-in", value: "no: " + clean(ferr.Error()), color: red}, true
+				return fact{key: "  sign-in", value: "no: " + faultWords(ferr), color: red}, true
 			}
 		}
 		return notSignedInFact, true
 	}
 	return fact{}, false
+}
+
+// faultWords gives the text of a fault of the sign-in for the sign-in
+// line: "the sign-in of this machine ended". The last line of riff server
+// says what to run.
+func faultWords(err error) string {
+	s := strings.TrimSuffix(strings.TrimSpace(clean(err.Error())), " Run riff login.")
+	s = strings.TrimSuffix(s, ".")
+	if s != "" {
+		s = strings.ToLower(s[:1]) + s[1:]
+	}
+	return s
 }
 
 // signInCode says whether a refusal says that the riff wants a sign-in.

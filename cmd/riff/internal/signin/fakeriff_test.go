@@ -272,3 +272,21 @@ func (k *memKeyring) Delete(service, user string) error {
 	delete(k.secrets, service+"\x00"+user)
 	return nil
 }
+
+// lockedBuilder is a strings.Builder for many goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,20 +66,9 @@ func TestGivenASignInWhenACallIsMadeThenItCarriesThePersonTokenAndASessionSwapsI
 	}
 	// A session token lives in memory only.
 	data, _ := os.ReadFile(filepath.Join(dir, signinDir, tokensFile))
-	if contains(string(data), s1) {
+	if strings.Contains(string(data), s1) {
 		t.Errorf("tokens.json holds the session token")
 	}
-}
-
-func contains(s, sub string) bool { return len(sub) > 0 && len(s) >= len(sub) && (s == sub || indexOf(s, sub) >= 0) }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestGivenASessionTokenThatExpiresSoonWhenAProcessRunsLongThenItSwapsAgain(t *testing.T) {
