@@ -381,3 +381,21 @@ func (c *cli) serverURL() *url.URL { return c.client.Server() }
 
 // localKeptDir is the folder of the sign-in of this machine.
 func localKeptDir(env func(string) string) (string, error) { return local.KeptDir(env) }
+
+// lostSignIn gives the text of a fault of the sign-in of this machine
+// for a person or a session (the guide's "Get back into the riff"), and
+// whether err is one: the Auth gave no token, or the riff refused the
+// token or its lack.
+func (c *cli) lostSignIn(err error) (string, bool) {
+	var auth *riffclient.AuthError
+	if errors.As(err, &auth) {
+		return clean(auth.Error()), true
+	}
+	var refused *wire.Refused
+	if errors.As(err, &refused) {
+		if f := c.signInFault(refused); f != nil {
+			return f.Error(), true
+		}
+	}
+	return "", false
+}

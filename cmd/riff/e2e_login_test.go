@@ -147,6 +147,21 @@ func (s *signInRiff) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path == "/v1/watch" {
+		s.mu.Lock()
+		_, ok := s.access[token]
+		s.mu.Unlock()
+		if !ok {
+			refuse(w, wire.BadToken, "riff-server does not know the token")
+			return
+		}
+		// A stream that stays open, with a keep-alive.
+		w.WriteHeader(http.StatusOK)
+		json.NewEncoder(w).Encode(wire.Event{Type: wire.EventKeepAlive})
+		w.Flush()
+		<-r.Context().Done()
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch r.URL.Path {
@@ -206,6 +221,10 @@ func (s *signInRiff) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		if _, ok := s.access[token]; !ok {
 			refuse(w, wire.BadToken, "riff-server does not know the token")
+			return
+		}
+		if r.URL.Path == "/v1/alive" {
+			json.NewEncoder(w).Encode(wire.AliveReply{})
 			return
 		}
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
@@ -431,5 +450,67 @@ func TestGivenARiffWithNoSignInWhenRiffLoginRunsThenItSaysSoAndChangesNothing(t 
 	}
 	if _, err := os.Stat(filepath.Join(home, "state", "signin")); !os.IsNotExist(err) {
 		t.Errorf("the folder of the sign-in: %v; want none", err)
+	}
+}
+
+// deviceLogin runs riff login --device in home, approving its code.
+func deviceLogin(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *signInRiff, home string) {
+	t.Helper()
+	approved := make(chan error, 1)
+	go func() {
+		code, err := p.WaitDevice(ctx)
+		if err == nil {
+			err = p.Approve(code)
+		}
+		approved <- err
+	}()
+	stdout, stderr, code := runLogin(t, bin, loginEnv(s.url(), home), func(string) {}, "--device")
+	if err := <-approved; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("riff login --device = %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
+	}
+}
+
+func TestGivenALostSignInWhenAWatchRunsThenItSaysSoOnceAndGoesOnAfterRiffLoginInAnotherTerminal(t *testing.T) {
+	bin := buildRiff(t, "riff")
+	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	s := newSignInRiff(t, p)
+	home := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	deviceLogin(t, ctx, bin, p, s, home)
+	s.endSignIns()
+
+	cmd := exec.Command(filepath.Join(bin, "riff"), "relay", "watch", "--follow")
+	cmd.Dir = repoDir(t)
+	cmd.Env = append(loginEnv(s.url(), home), "RIFF_SESSION=a6cf2205-9a1b", keepAliveEnv+"=100ms", envWatchMarks+"=1")
+	w := &proc{t: t, cmd: cmd, done: make(chan struct{}), what: "riff relay watch", limit: 30 * time.Second}
+	cmd.Stdout, cmd.Stderr = &w.stdout, &w.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(w.done)
+	}()
+	t.Cleanup(func() {
+		w.stop()
+		if t.Failed() {
+			t.Logf("riff relay watch:\n--- stdout\n%s--- stderr\n%s", w.stdout.String(), w.stderr.String())
+		}
+	})
+	lost := "riff: The sign-in of this machine ended. Run riff login.\n"
+	w.waitErr(lost)
+	// It waits: a riff login in another terminal lets it go on.
+	deviceLogin(t, ctx, bin, p, s, home)
+	w.waitErr("(back)")
+	if n := strings.Count(w.stderr.String(), lost); n != 1 {
+		t.Errorf("the watch said the lost sign-in %d times; want once", n)
 	}
 }

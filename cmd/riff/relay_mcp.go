@@ -276,6 +276,9 @@ func (r *relay) command(ctx context.Context, words []string, args ...string) (*m
 // the server, else the line that riff prints, with no Error: and no
 // pointer to riff --help.
 func toolErrorText(c *cli, err error) string {
+	if text, ok := c.lostSignIn(err); ok {
+		return text
+	}
 	var refused *wire.Refused
 	if errors.As(err, &refused) {
 		return clean(refused.Reason)
