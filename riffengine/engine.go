@@ -174,6 +174,9 @@ type entry struct {
 	hasKey  bool
 	asked   riffstate.Asked
 	refused *wire.Refused
+	// at is the position of the pending copy at the check: the position
+	// of a sign-in that admit starts.
+	at uint64
 
 	// The lines of made, encoded once: by the call after it queued the
 	// entry (outside the lock, while the writer may write the chunk

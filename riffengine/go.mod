@@ -10,7 +10,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+require github.com/go-jose/go-jose/v4 v4.1.9
 
 replace (
 	github.com/como-technologies/riff/riffcore => ../riffcore

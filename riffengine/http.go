@@ -62,6 +62,9 @@ type signaled[R any] interface {
 type Handler struct {
 	e      *Engine
 	tokens TokenLayer
+	// signIn is the token layer when it is of a riff with sign-in (nil
+	// with no sign-in): the routes of the token path use it.
+	signIn *SignedIn
 	denier *denier
 	mux    *http.ServeMux
 	log    *slog.Logger
@@ -80,6 +83,7 @@ func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
 		build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
+	s.signIn, _ = tokens.(*SignedIn)
 	s.routes()
 	return s
 }
@@ -134,6 +138,10 @@ func (s *Handler) routes() {
 	signal[riffstate.KeepAlive, wire.AliveReply](s)
 	signal[riffstate.Move, wire.RegisterReply](s)
 
+	// The token path: the provider, the sign-in, the refresh, the swap
+	// (signin_http.go).
+	s.signInRoutes()
+
 	// The streams: their handlers are with the hub (streams.go).
 	s.mux.HandleFunc("POST "+wire.Watch{}.Path(), s.watch)
 	s.mux.HandleFunc("POST "+wire.Tail{}.Path(), s.tail)
@@ -153,7 +161,9 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "riff-server does not serve now: "+why, http.StatusServiceUnavailable)
 			return
 		}
-		if err := s.checkBuild(r); err != nil {
+		// riff login works when the versions do not match: the token path
+		// has no build check.
+		if err := s.checkBuild(r); err != nil && !tokenPath(r.URL.Path) {
 			s.denied(w, r, err, nil)
 			return
 		}
@@ -184,6 +194,9 @@ func (s *Handler) checkBuild(r *http.Request) *wire.Refused {
 // reason as text.
 func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 	if status == 0 {
+		status = r.Status
+	}
+	if status == 0 {
 		status = r.Code.Status()
 	}
 	w.Header().Set(wire.HeaderRefused, string(r.Code))
@@ -194,6 +207,19 @@ func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 
 // denied writes a refusal of the token layer and its denied line.
 func (s *Handler) denied(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte) {
+	s.deniedAs(w, r, refused, body, "")
+}
+
+// deniedKey writes a refusal of the token layer with no name: a call of
+// the token path, or of the facts. key is the key of a valid token.
+func (s *Handler) deniedKey(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
+	s.deniedAs(w, r, refused, nil, key)
+}
+
+// deniedAs writes a refusal of the token layer and its denied line:
+// named from the body (when it reads), and key, the key of a valid token
+// ("" with none).
+func (s *Handler) deniedAs(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte, key string) {
 	named := ""
 	if body != nil {
 		var me struct {
@@ -203,7 +229,7 @@ func (s *Handler) denied(w http.ResponseWriter, r *http.Request, refused *wire.R
 			named = me.Me
 		}
 	}
-	s.denier.deny(refused.Code, r.URL.Path, named, false)
+	s.denier.deny(refused.Code, r.URL.Path, named, key)
 	s.refuse(w, refused, 0)
 }
 
@@ -254,7 +280,7 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 	}
 	proof, refused := s.tokens.Prove(r, v.Caller())
 	if refused != nil {
-		s.denied(w, r, refused, body)
+		s.deniedAs(w, r, refused, body, proof.caller.Key)
 		return v, Proof{}, false
 	}
 	return v, proof, true
@@ -343,6 +369,13 @@ func (s *Handler) server(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "GET %s gives the facts of the server", r.URL.Path), http.StatusMethodNotAllowed)
 		return
+	}
+	// A riff with sign-in gives its facts only to a signed-in caller.
+	if s.signIn != nil {
+		if t, refused := s.signIn.check(r); refused != nil {
+			s.deniedKey(w, r, refused, t.Key)
+			return
+		}
 	}
 	s.writeJSON(w, s.e.Facts())
 }

@@ -78,6 +78,10 @@ func Open(ctx context.Context, store rifflog.Store, opts Options) (*Engine, erro
 		e.abort(err)
 		return nil, err
 	}
+	if err := e.nameOwner(ctx); err != nil {
+		e.abort(err)
+		return nil, err
+	}
 	e.startSaver()
 	e.setServing(true, "")
 	opts.Logger.Info("riff-server serves", "target", "start", "revision", opts.Revision)

@@ -180,6 +180,7 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 			return Checked[R]{}, nil, pending, nil
 		}
 	}
+	en.at = e.state.Position()
 	h, refused := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
 	if refused != nil {
 		en.refused = refused

@@ -127,8 +127,11 @@ func newDenier(log *slog.Logger, now func() time.Time) *denier {
 }
 
 // deny writes the line of a refused call, or counts it. named is the
-// name that the call gave (the me of the body), empty when none.
-func (d *denier) deny(code wire.Code, path, named string, validToken bool) {
+// name that the call gave (the me of the body), empty when none; key is
+// the thumbprint of the device key of a valid token (not_you, bad_proof),
+// empty when the call had none.
+func (d *denier) deny(code wire.Code, path, named, key string) {
+	validToken := key != ""
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
@@ -146,6 +149,9 @@ func (d *denier) deny(code wire.Code, path, named string, validToken bool) {
 	}
 	d.lines++
 	attrs := []any{"path", path, "result", "denied", "code", string(code), "proved", false}
+	if key != "" {
+		attrs = append(attrs, "key", key)
+	}
 	if named != "" {
 		cut := false
 		if len(named) > NameCut {

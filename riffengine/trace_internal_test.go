@@ -21,10 +21,10 @@ func TestTheLastTwentyDeniedLinesAreKeptForAValidToken(t *testing.T) {
 	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), func() time.Time { return now })
 
 	for range 90 {
-		d.deny(wire.NoToken, "/v1/claim", "", false)
+		d.deny(wire.NoToken, "/v1/claim", "", "")
 	}
 	for range 30 {
-		d.deny(wire.NotYou, "/v1/claim", "riff://ann@pangolin/o/repo?session=ann1", true)
+		d.deny(wire.NotYou, "/v1/claim", "riff://ann@pangolin/o/repo?session=ann1", "thumb")
 	}
 	d.flush()
 
@@ -66,7 +66,7 @@ func equalMaps(a, b map[string]any) bool {
 func TestADeniedNameIsCutAndStaysOneLine(t *testing.T) {
 	var buf bytes.Buffer
 	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), time.Now)
-	d.deny(wire.NoToken, "/v1/claim", strings.Repeat("x", 300)+"\nnext", false)
+	d.deny(wire.NoToken, "/v1/claim", strings.Repeat("x", 300)+"\nnext", "")
 	var m map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatalf("the line %q is not one JSON line: %v", buf.String(), err)

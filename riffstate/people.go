@@ -39,7 +39,7 @@ func (Admit) Kind() record.Command { return record.CommandAdmit }
 // email). A known email makes no record. A new one gets the USER of the
 // part before @, refused when another email has it.
 func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := strings.ToLower(strings.TrimSpace(a.Email))
+	email := NormalEmail(a.Email)
 	if email == "" || strings.Count(email, "@") != 1 {
 		return Handled{}, bad("the ID token has no email that riff can read")
 	}
@@ -61,7 +61,7 @@ func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
 
 // Reply gives the USER of the email, as the written copy holds it.
 func (a Admit) Reply(c Caller, v View, d Done, now Now) AdmitReply {
-	if user, ok := v.UserOfEmail(strings.ToLower(strings.TrimSpace(a.Email))); ok {
+	if user, ok := v.UserOfEmail(NormalEmail(a.Email)); ok {
 		return AdmitReply{User: user}
 	}
 	return AdmitReply{User: c.URI.User}
@@ -78,7 +78,7 @@ type NameOwner struct {
 func (NameOwner) Kind() record.Command { return record.CommandNameOwner }
 
 func (n NameOwner) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := strings.ToLower(strings.TrimSpace(n.Email))
+	email := NormalEmail(n.Email)
 	if email == "" || strings.Count(email, "@") != 1 {
 		return Handled{}, bad("--owner needs an email, not %q", n.Email)
 	}
@@ -168,6 +168,13 @@ func (p People) roleOf(user string) Role {
 	}
 	return Member
 }
+
+// LostSignIn is the text of a call of a sign-in that ended.
+const LostSignIn = "the sign-in of this machine ended: run riff login"
+
+// NormalEmail gives an email as the people hold it: lower case, with no
+// space around it.
+func NormalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // SignInCaller is the caller of the command admit: the sign-in of user
 // (the USER that [UserOfEmail] gives for its email).

@@ -11,7 +11,6 @@ func admit(email, domain string) step { return as[AdmitReply](Admit{Email: email
 
 func nameOwner(email string) step { return as[struct{}](NameOwner{Email: email}) }
 
-
 func (f *fixture) whenSignIn(email string, cmd step) *fixture {
 	user, err := UserOfEmail(email)
 	if err != nil {
@@ -123,4 +122,23 @@ func TestUserOfEmail(t *testing.T) {
 			t.Errorf("UserOfEmail(%q) = %q; want an error", bad, got)
 		}
 	}
+}
+
+func TestGivenTheSignInsOfAUserEndedWhenACallerOfAnOlderSignInSendsACommandThenBadToken(t *testing.T) {
+	opts := Options{SignIn: true}
+	f := givenIn(t, opts,
+		rec("", "admit", record.PersonJoined{User: "ann", Email: "ann@example.com"}),
+		rec("", "register", started("ann/s1", record.ReasonJoin, false)),
+		rec("server", "revoke", record.SigninsEnded{Email: "ann@example.com"}), // position 3
+	)
+	old := CallerOf(uri("ann/s1"))
+	old.SignedInAt = 2
+	reason := f.whenAt(old, claim("", "issue-1")).thenRefused(wire.BadToken)
+	if reason != LostSignIn {
+		t.Errorf("reason = %q; want %q", reason, LostSignIn)
+	}
+	// A sign-in at the end or after it acts.
+	fresh := CallerOf(uri("ann/s1"))
+	fresh.SignedInAt = 3
+	f.whenAt(fresh, claim("", "issue-1")).then(claimed("ann/s1", repo, "issue-1"))
 }

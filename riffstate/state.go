@@ -155,6 +155,12 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.R
 	if !s.opts.SignIn && slices.Contains(PeopleCommands(), cmd.Kind()) {
 		return Handled{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in, so it has no people: the command %s needs a riff with sign-in", cmd.Kind())
 	}
+	// A caller whose sign-in started before the last end of the
+	// sign-ins of its user (a remove, a revoke in the queue) changes
+	// nothing, also not through a session, before the effect ends it.
+	if c.SignedInAt > 0 && c.SignedInAt < view.Ended(c.URI.User) {
+		return Handled{}, wire.Refuse(wire.BadToken, "%s", LostSignIn)
+	}
 	if refused := Permits(cmd.Kind(), c, cmd.Needs(c)); refused != nil {
 		return Handled{}, refused
 	}

@@ -63,10 +63,11 @@ type settings struct {
 	leaseWait          time.Duration
 	revision           string
 	version            bool
+	signIn             signInSettings
 }
 
 func (s *settings) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.listen, "listen", "127.0.0.1:7878", "the address to listen on (RIFF_LISTEN); a riff with no sign-in listens on loopback only")
+	fs.StringVar(&s.listen, "listen", "127.0.0.1:7878", "the address to listen on (RIFF_LISTEN); a riff with no sign-in listens on loopback only, unless it has a provider (--client-id)")
 	fs.BoolVar(&s.anywhere, "listen-anywhere", false, "listen on an address that is not loopback, with no sign-in: each program that reaches it can act as any session (RIFF_LISTEN_ANYWHERE)")
 	fs.StringVar(&s.dir, "dir", "", "keep the log and the checkpoints as files in this directory (RIFF_DIR)")
 	fs.StringVar(&s.bucket, "bucket", "", "keep the log and the checkpoints in this Google Cloud Storage bucket (RIFF_BUCKET)")
@@ -75,6 +76,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.leaseWait, "lease-wait", 15*time.Second, "with a directory or a bucket: wait this long after taking the lease, so an old instance stops (RIFF_LEASE_WAIT)")
 	fs.StringVar(&s.revision, "revision", "", "the revision number of this instance, in its lease: an instance does not take the live lease of a later revision (RIFF_REVISION; default: the number of K_REVISION on Cloud Run, else 0)")
 	fs.BoolVar(&s.version, "version", false, "print the build and exit")
+	s.signIn.register(fs)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -222,20 +224,26 @@ func withStore(ctx context.Context, s settings, fn func(rifflog.Store) error) er
 	return fn(st)
 }
 
-// checkListen refuses an address that is not loopback, unless the person
-// said so: a riff with no sign-in trusts its network.
-func checkListen(addr string, anywhere bool) error {
+// checkListen refuses an address that is not loopback in a riff with no
+// sign-in, unless the person said so (anywhere): such a riff trusts its
+// network. A riff with sign-in listens anywhere.
+func checkListen(addr string, anywhere, signIn bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	if anywhere || host == "localhost" {
+	if loopback(host) || signIn || anywhere {
 		return nil
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give it a provider (--client-id) to listen there with sign-in, or --listen-anywhere to listen there with no sign-in all the same", addr)
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
 	}
-	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give --listen-anywhere to listen there all the same", addr)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // serve runs the server: riffengine.Open loads, takes the lease and
@@ -251,8 +259,15 @@ func checkListen(addr string, anywhere bool) error {
 // old instance has closed it.
 func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
 	log := riffengine.NewLogger(stderr, slog.LevelInfo)
-	if err := checkListen(s.listen, s.anywhere); err != nil {
+	if err := s.signIn.check(); err != nil {
 		return err
+	}
+	if err := checkListen(s.listen, s.anywhere, s.signIn.on()); err != nil {
+		return err
+	}
+	if host, _, _ := net.SplitHostPort(s.listen); !loopback(host) && !s.signIn.on() {
+		log.Warn("riff-server listens on "+s.listen+" with no sign-in (--listen-anywhere): each program that reaches it can act as any session and any person",
+			"target", "start", "listen", s.listen)
 	}
 	revision, err := revisionOf(s.revision, os.Getenv("K_REVISION"))
 	if err != nil {
@@ -269,12 +284,13 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	e, err := riffengine.Open(ctx, st, riffengine.Options{
 		StoreName: storeName, Build: me, Logger: log,
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
-		Revision: revision, StateOptions: riffstate.Options{Build: me.String()},
-		NoLease: !withLease, LeaseWait: s.leaseWait,
+		Revision: revision, SignIn: s.signIn.on(),
+		StateOptions: riffstate.Options{Build: me.String(), Owner: s.signIn.owner, AllowedDomain: s.signIn.allowedDomain},
+		NoLease:      !withLease, LeaseWait: s.leaseWait,
 		Listen: func(e *riffengine.Engine) error {
 			f := e.Facts()
 			p.listenLine = []any{"target", "start", "store", storeName, "position", f.Position, "replay_ms", f.ReplayMs, "revision", revision}
-			return p.open(e, withLease)
+			return p.open(e, withLease, s.signIn)
 		},
 		Leased: p.openWhenFree,
 	})
@@ -340,8 +356,16 @@ type port struct {
 // open opens the port after the load, with the engine that answers 503
 // until it serves. With a lease, a port that the old instance holds
 // opens after the wait (openWhenFree).
-func (p *port) open(e *riffengine.Engine, withLease bool) error {
-	p.server = riffengine.NewHandler(e, riffengine.NoSignIn{})
+func (p *port) open(e *riffengine.Engine, withLease bool, signIn signInSettings) error {
+	var layer riffengine.TokenLayer = riffengine.NoSignIn{}
+	if signIn.on() {
+		l, err := signIn.layer(e)
+		if err != nil {
+			return err
+		}
+		layer = l
+	}
+	p.server = riffengine.NewHandler(e, layer)
 	p.http = riffengine.HTTPServer(p.server, p.log)
 	ln, err := net.Listen("tcp", p.addr)
 	p.taken = withLease && errors.Is(err, syscall.EADDRINUSE)

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine"
+)
+
+// signInSettings are the flags of sign-in: the OpenID Connect provider,
+// the OAuth client of riff login, who may join, and the public URL that
+// the DPoP proofs name.
+type signInSettings struct {
+	issuer        string
+	clientID      string
+	clientSecret  string
+	allowedDomain string
+	owner         string
+	require       bool
+	publicURL     string
+}
+
+func (s *signInSettings) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.issuer, "issuer", "https://accounts.google.com", "the OpenID Connect provider of sign-in (RIFF_ISSUER)")
+	fs.StringVar(&s.clientID, "client-id", "", "the OAuth client ID of riff login at the provider; with it the riff has sign-in (RIFF_CLIENT_ID)")
+	fs.StringVar(&s.clientSecret, "client-secret", "", "the OAuth client secret of riff login (an installed app: no secret to the provider) (RIFF_CLIENT_SECRET)")
+	fs.StringVar(&s.allowedDomain, "allowed-domain", "", "the people of this email domain may join (the hd claim or the domain of the email) (RIFF_ALLOWED_DOMAIN)")
+	fs.StringVar(&s.owner, "owner", "", "the email of the first owner: it may join, and a riff that never had an owner gets it (RIFF_OWNER)")
+	fs.BoolVar(&s.require, "require-sign-in", false, "refuse each call with no token, also with no provider (RIFF_REQUIRE_SIGN_IN)")
+	fs.StringVar(&s.publicURL, "public-url", "", "the scheme and host that clients call, which the DPoP proofs name, e.g. https://riff-abc.a.run.app (RIFF_PUBLIC_URL; default: http:// and the Host of each call)")
+}
+
+// on says whether the riff has sign-in: a provider, or --require-sign-in.
+func (s signInSettings) on() bool { return s.clientID != "" || s.require }
+
+// check refuses settings that do not go together.
+func (s signInSettings) check() error {
+	if !s.on() {
+		for _, f := range []struct{ name, value string }{{"--owner", s.owner}, {"--allowed-domain", s.allowedDomain}, {"--client-secret", s.clientSecret}, {"--public-url", s.publicURL}} {
+			if f.value != "" {
+				return fmt.Errorf("%s needs a riff with sign-in: give --client-id (or --require-sign-in)", f.name)
+			}
+		}
+		return nil
+	}
+	if s.owner != "" && strings.Count(s.owner, "@") != 1 {
+		return fmt.Errorf("--owner %q is no email", s.owner)
+	}
+	if strings.Contains(s.allowedDomain, "@") {
+		return fmt.Errorf("--allowed-domain %q is a domain, such as example.com, with no @", s.allowedDomain)
+	}
+	if s.publicURL != "" {
+		u, err := url.Parse(s.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return fmt.Errorf("--public-url %q must be a scheme and a host, such as https://riff.example.com", s.publicURL)
+		}
+	}
+	if s.clientID != "" {
+		if u, err := url.Parse(s.issuer); err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("--issuer %q is no URL", s.issuer)
+		}
+	}
+	return nil
+}
+
+// layer gives the token layer of the settings.
+func (s signInSettings) layer(e *riffengine.Engine) (*riffengine.SignedIn, error) {
+	opts := riffengine.SignInOptions{PublicURL: s.publicURL}
+	if s.clientID != "" {
+		opts.IDTokens = &idTokens{issuer: s.issuer, clientID: s.clientID}
+		opts.Provider = wire.ProviderReply{Issuer: s.issuer, ClientID: s.clientID, ClientSecret: s.clientSecret,
+			Scopes: []string{oidc.ScopeOpenID, "email"}}
+	}
+	return riffengine.NewSignedIn(e, opts)
+}
+
+// idTokens checks ID tokens with go-oidc: the signature by a key of the
+// provider, the issuer, the audience (the client ID), the expiry, and a
+// verified email. It reads the discovery document at the first sign-in
+// (and again after a failure), so a start needs no network.
+type idTokens struct {
+	issuer   string
+	clientID string
+
+	mu       sync.Mutex // guards verifier; taken by each sign-in
+	verifier *oidc.IDTokenVerifier
+}
+
+var _ riffengine.IDTokens = (*idTokens)(nil)
+
+func (t *idTokens) verifierOf(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.verifier != nil {
+		return t.verifier, nil
+	}
+	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), nil), t.issuer)
+	if err != nil {
+		return nil, fmt.Errorf("riff-server cannot read the provider %s: %w", t.issuer, err)
+	}
+	t.verifier = p.VerifierContext(context.WithoutCancel(ctx), &oidc.Config{ClientID: t.clientID})
+	return t.verifier, nil
+}
+
+// Check gives the identity of a valid ID token.
+func (t *idTokens) Check(ctx context.Context, raw string) (riffengine.Identity, error) {
+	if raw == "" {
+		return riffengine.Identity{}, errors.New("the sign-in has no ID token")
+	}
+	v, err := t.verifierOf(ctx)
+	if err != nil {
+		return riffengine.Identity{}, err
+	}
+	tok, err := v.Verify(ctx, raw)
+	if err != nil {
+		return riffengine.Identity{}, err
+	}
+	var claims struct {
+		Email    string          `json:"email"`
+		Verified json.RawMessage `json:"email_verified"`
+		HD       string          `json:"hd"`
+	}
+	if err := tok.Claims(&claims); err != nil {
+		return riffengine.Identity{}, fmt.Errorf("the claims of the ID token do not read: %w", err)
+	}
+	if claims.Email == "" {
+		return riffengine.Identity{}, errors.New("the ID token has no email: riff login asks for the scope email")
+	}
+	// Some providers send the boolean as a string.
+	if v := strings.Trim(string(claims.Verified), `"`); v != "true" {
+		return riffengine.Identity{}, errors.New("the email of the ID token is not verified")
+	}
+	return riffengine.Identity{Email: claims.Email, Domain: claims.HD}, nil
+}
