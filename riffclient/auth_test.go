@@ -312,3 +312,38 @@ func TestGivenALostSignInWhenAWatchRunsThenItSaysItOnceAndGoesOnAfterASignIn(t *
 		t.Errorf("%d opens; want 1: no request while the sign-in is lost", n)
 	}
 }
+
+func TestGivenAnAuthWithNoSignInWhenACallIsSentThenItHasNoTokenAndNoProof(t *testing.T) {
+	auth := newFakeAuth(t)
+	auth.tokens[""] = []string{""}
+	var got []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get(wire.HeaderAuthorization)+"|"+r.Header.Get(wire.HeaderDPoP))
+		w.Header().Set(wire.HeaderBuild, buildA)
+		fmt.Fprint(w, "{}")
+	})
+	u, _ := url.Parse(srv.URL)
+	c := New(u, Options{Build: mustBuild(t, buildA), Clock: newFakeClock(), Auth: auth})
+	if _, err := Send(context.Background(), c, wire.Who{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"|"}, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+}
+
+func TestGivenASignInWhenRiffServerAsksTheFactsThenTheyCarryThePersonToken(t *testing.T) {
+	auth := newFakeAuth(t)
+	auth.tokens[""] = []string{"person"}
+	p := &proofServer{t: t, clock: newFakeClock(), answer: func(n int, tr seenTry, w http.ResponseWriter) {
+		fmt.Fprintf(w, `{"build":%q,"serves":true}`, buildA)
+	}}
+	c, _ := authClient(t, p, auth)
+	if _, err := c.Facts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tries := p.seen()
+	if len(tries) != 1 || tries[0].err != nil || tries[0].token != "person" {
+		t.Errorf("tries %+v; want one with the person token and a valid proof", tries)
+	}
+}
