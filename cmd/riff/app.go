@@ -355,8 +355,13 @@ func (c *cli) meAt(ctx context.Context, dir, session string) (name.SessionURI, e
 // With a sign-in of this machine for the riff, the user is the USER of
 // the sign-in: the riff knows the person by it.
 func (c *cli) user() (string, error) {
-	if c.signin != nil {
-		if k, ok, err := c.signin.Kept(); err == nil && ok && !k.Ended && name.CheckUser(k.User) == nil {
+	m := c.signin
+	if m == nil {
+		// A tool of riff relay mcp before its setup.
+		m = c.sharedSignIn
+	}
+	if m != nil {
+		if k, ok, err := m.Kept(); err == nil && ok && !k.Ended && name.CheckUser(k.User) == nil {
 			return k.User, nil
 		}
 	}

@@ -2,9 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffclient"
@@ -138,5 +147,96 @@ func TestGivenTheRealRiffServerWithADirectoryWhenItRestartsThenTheSignInStays(t 
 	stdout, stderr, code := runRiffEnv(t, bin, dir, s.url(), "", loginEnv(s.url(), home), "whoami")
 	if code != 0 || !strings.Contains(stdout, "riff://mike@pangolin") {
 		t.Errorf("whoami after a restart with a directory = %d\n%s%s; want the sign-in to stay", code, stdout, stderr)
+	}
+}
+
+// reuseRefresh ends the sign-in of the machine home at the riff s as a
+// copied refresh token does: two refreshes with proofs of the device key
+// from the refresh token of the machine, then that token again, two
+// generations old: reuse.
+func reuseRefresh(t *testing.T, s *riffServer, home string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept struct {
+		Servers map[string]struct {
+			Refresh string `json:"refresh_token"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &kept); err != nil {
+		t.Fatal(err)
+	}
+	refresh := kept.Servers[s.url()].Refresh
+	pemKey, err := os.ReadFile(filepath.Join(home, "state", "signin", "key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemKey)
+	key, err := x509.ParseECPrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testClient(t, s.url())
+	ctx := context.Background()
+	next := refresh
+	for range 2 {
+		reply, err := riffclient.SendProved(ctx, c, wire.Refresh{RefreshToken: next}, key, "")
+		if err != nil {
+			t.Fatalf("refresh: %v", err)
+		}
+		next = reply.RefreshToken
+	}
+	_, last := riffclient.SendProved(ctx, c, wire.Refresh{RefreshToken: refresh}, key, "")
+	var refused *wire.Refused
+	if !errors.As(last, &refused) || refused.Code != wire.BadToken {
+		t.Fatalf("the third refresh with one token = %v; want bad_token (reuse)", last)
+	}
+}
+
+func TestGivenARelayWhenItsSignInEndsThenEachToolSaysSoUntilRiffLoginAndThenWorks(t *testing.T) {
+	bin := buildRiff(t, "riff", "riff-server")
+	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	s := startSignInServer(t, bin, "", p)
+	home := t.TempDir()
+	loginAt(t, ctx, bin, p, s, home)
+
+	cmd := exec.Command(filepath.Join(bin, "riff"), "relay", "mcp")
+	cmd.Dir = repoDir(t)
+	cmd.Env = append(loginEnv(s.url(), home), "RIFF_SESSION=a6cf2205-cccc")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "riff-test", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to riff relay mcp: %v\n%s", err, stderr.String())
+	}
+	r := &mcpRelay{t: t, cmd: cmd, session: cs, stderr: stderr}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		if t.Failed() {
+			t.Logf("the stderr of riff relay mcp:\n%s", stderr.String())
+		}
+	})
+	if text := r.ok("whoami", nil); !strings.Contains(text, "riff://mike@pangolin") {
+		t.Errorf("whoami: %s", text)
+	}
+	reuseRefresh(t, s, home)
+	for range 2 {
+		text, isErr := r.call("whoami", nil)
+		if !isErr || text != "The sign-in of this machine ended. Run riff login." {
+			t.Errorf("whoami after the end = %q, %v; want the lost sign-in", text, isErr)
+		}
+	}
+	loginAt(t, ctx, bin, p, s, home)
+	if text := r.ok("whoami", nil); !strings.Contains(text, "riff://mike@pangolin") {
+		t.Errorf("whoami after riff login: %s", text)
 	}
 }
