@@ -45,6 +45,9 @@ type fakeRiff struct {
 	hold time.Duration
 	// expires is the expires_secs of each access token.
 	expires int64
+	// drop cuts the connection of this many refreshes after their
+	// change: the reply is lost.
+	drop int
 }
 
 type chain struct {
@@ -173,6 +176,13 @@ func (f *fakeRiff) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			refuse(w, wire.BadProof, "another key")
 		case (gen == c.gen || gen == c.gen-1) && c.secrets[gen] != parts[2]:
 			refuse(w, wire.BadToken, "no such token")
+		case gen == c.gen && f.drop > 0:
+			f.drop--
+			f.reply(httptest.NewRecorder(), parts[0], c)
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
 		case gen == c.gen:
 			f.reply(w, parts[0], c)
 		case gen == c.gen-1:

@@ -294,3 +294,24 @@ func authClient(t *testing.T, f *fakeRiff, m *Machine) *riffclient.Client {
 	b, _ := build.ParseBuild(testBuild)
 	return riffclient.New(f.url(t), riffclient.Options{Build: b, Auth: m, Budget: 5 * time.Second})
 }
+
+func TestGivenARefreshWhoseReplyIsLostWhenRiffTriesAgainThenTheGenerationBeforeGivesANewPairAndTheSignInStays(t *testing.T) {
+	f := newFakeRiff(t)
+	dir, m := signedIn(t, f)
+	ctx := context.Background()
+	stale, _ := m.Token(ctx, person)
+	f.forget()
+	f.mu.Lock()
+	f.drop = 1
+	f.mu.Unlock()
+	if !m.Refused(ctx, person, stale, wire.BadToken) {
+		t.Fatal("Refused = false; want a new pair after the lost reply")
+	}
+	if n := f.count("/v1/token/refresh"); n != 2 {
+		t.Errorf("%d refreshes; want 2: the lost one and its try again", n)
+	}
+	tok, err := machineOf(t, f, dir, nil).Token(ctx, person)
+	if err != nil || tok == stale || tok == "" {
+		t.Errorf("Token = %q, %v; want the new token", tok, err)
+	}
+}
