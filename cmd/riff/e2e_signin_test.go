@@ -239,4 +239,21 @@ func TestGivenARelayWhenItsSignInEndsThenEachToolSaysSoUntilRiffLoginAndThenWork
 	if text := r.ok("whoami", nil); !strings.Contains(text, "riff://mike@pangolin") {
 		t.Errorf("whoami after riff login: %s", text)
 	}
+	// No log line holds a token, a key or an email.
+	tokens, _ := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
+	var kept struct {
+		Servers map[string]struct {
+			Access  string `json:"access_token"`
+			Refresh string `json:"refresh_token"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(tokens, &kept); err != nil {
+		t.Fatal(err)
+	}
+	k := kept.Servers[s.url()]
+	for _, mark := range []string{k.Access, k.Refresh, "mike@example.com", "PRIVATE KEY"} {
+		if mark != "" && strings.Contains(stderr.String(), mark) {
+			t.Errorf("a log line of riff relay mcp holds %q", mark)
+		}
+	}
 }

@@ -57,6 +57,13 @@ func (f folder) readAll() (tokens, error) {
 	if err != nil {
 		return t, fmt.Errorf("read the sign-in of this machine: %w", err)
 	}
+	return parseTokens(data)
+}
+
+// parseTokens reads the JSON of tokens.json; on an error it gives no
+// sign-in, never half of one.
+func parseTokens(data []byte) (tokens, error) {
+	var t tokens
 	if err := json.Unmarshal(data, &t); err != nil {
 		return tokens{Servers: map[string]Kept{}}, fmt.Errorf("the sign-in of this machine (%s) is not JSON: %w. Run riff login", tokensFile, err)
 	}
