@@ -235,11 +235,21 @@ func (c *cli) setup() error {
 	if c.system.client != nil {
 		c.system.client(&opts)
 	}
-	if m := c.openSignIn(u, opts); m != nil {
-		c.signin, opts.Auth = m, m
-	}
+	c.signin = c.openSignIn(u, opts)
+	opts.Auth = c.auth()
 	c.client = riffclient.New(u, opts)
 	return nil
+}
+
+// auth gives the Auth of the client: the sign-in of this machine when it
+// keeps one for the server (also one that ended, so that each command
+// says so), else none: a client with no Auth sends no token and checks
+// no signature, as a riff with no sign-in wants.
+func (c *cli) auth() riffclient.Auth {
+	if c.signin == nil || !c.signin.HasSignIn() {
+		return nil
+	}
+	return c.signin
 }
 
 // openSignIn gives the sign-in of this machine for the server at u, with

@@ -82,11 +82,9 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	if c.system.client != nil {
 		c.system.client(&opts)
 	}
-	if c.signin != nil {
-		// The sign-in of the machine: the tools, the keep-alive and the
-		// end carry the session token of this process.
-		opts.Auth = c.signin
-	}
+	// The sign-in of the machine: the tools, the keep-alive and the end
+	// carry the session token of this process.
+	opts.Auth = c.auth()
 	c.client = riffclient.New(c.client.Server(), opts)
 	r, err := c.newRelay(log)
 	if err != nil {

@@ -58,10 +58,7 @@ func (c *cli) relayPrompt(ctx context.Context) {
 	}
 	// A client of its own: no wait line, a short budget, and a refused
 	// connect ends it at once (no server: nothing to do).
-	opts := riffclient.Options{Build: c.build, Budget: promptBudget}
-	if c.signin != nil {
-		opts.Auth = c.signin
-	}
+	opts := riffclient.Options{Build: c.build, Budget: promptBudget, Auth: c.auth()}
 	client := riffclient.New(c.serverURL(), opts)
 	ctx, cancel := context.WithTimeout(ctx, promptBudget)
 	defer cancel()

@@ -122,7 +122,7 @@ func (c *cli) localFacts(ctx context.Context) []fact {
 	opts.Out, opts.Budget = nil, localBudget
 	m := c.openSignIn(u, opts)
 	plain := riffclient.New(u, opts)
-	if m != nil {
+	if m != nil && m.HasSignIn() {
 		opts.Auth = m
 	}
 	facts, err := riffclient.New(u, opts).Facts(ctx)

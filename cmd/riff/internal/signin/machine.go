@@ -110,12 +110,33 @@ func Open(o Options) (*Machine, error) {
 // (also one that ended).
 func (m *Machine) Kept() (Kept, bool, error) { return m.folder.read(m.server) }
 
-// Key gives the device key of the sign-in, once a token was given; nil
-// before.
+// Key gives the device key of the sign-in kept for the server; nil when
+// there is none, or the key is not the key of the sign-in. It reads the
+// key (the keyring or the file) at its first use.
 func (m *Machine) Key() *ecdsa.PrivateKey {
 	m.mu.Lock()
+	key := m.key
+	m.mu.Unlock()
+	if key != nil {
+		return key
+	}
+	k, ok, err := m.folder.read(m.server)
+	if err != nil || !ok || k.Ended {
+		return nil
+	}
+	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.keyOf(k) != nil {
+		return nil
+	}
 	return m.key
+}
+
+// HasSignIn says whether the machine keeps a sign-in for the server, also
+// one that ended: then the calls of riff carry it (or say that it ended).
+func (m *Machine) HasSignIn() bool {
+	_, ok, err := m.folder.read(m.server)
+	return err == nil && ok
 }
 
 // Token gives the token of calls as me: the person token, or the session

@@ -315,3 +315,17 @@ func TestGivenARefreshWhoseReplyIsLostWhenRiffTriesAgainThenTheGenerationBeforeG
 		t.Errorf("Token = %q, %v; want the new token", tok, err)
 	}
 }
+
+func TestGivenASignInWhenAProcessAsksTheKeyFirstThenItIsTheKeyOfTheSignIn(t *testing.T) {
+	f := newFakeRiff(t)
+	dir, _ := signedIn(t, f)
+	m := machineOf(t, f, dir, nil)
+	key := m.Key()
+	k, _, _ := m.Kept()
+	if key == nil || thumbprint(key) != k.Key || !m.HasSignIn() {
+		t.Errorf("Key before any token = %v; want the key of the sign-in (a post signs with it first)", key)
+	}
+	if other := machineOf(t, newFakeRiff(t), dir, nil); other.Key() != nil || other.HasSignIn() {
+		t.Errorf("a riff with no sign-in kept has a key or a sign-in")
+	}
+}
