@@ -276,7 +276,7 @@ func (m *Machine) refresh(ctx context.Context, stale string) (Kept, error) {
 		// current: the server takes it once more.
 		return Kept{}, err
 	}
-	if reply.Riff != k.Riff {
+	if otherRiff(reply.Riff, k.Riff) {
 		return Kept{}, m.newRiff()
 	}
 	k = m.withReply(k, reply)
@@ -291,7 +291,7 @@ func (m *Machine) refresh(ctx context.Context, stale string) (Kept, error) {
 // the lock.
 func (m *Machine) lost(ctx context.Context, k Kept) error {
 	p, err := riffclient.SendProved(ctx, m.client, wire.SignInProvider{}, nil, "")
-	if err == nil && p.Riff != "" && p.Riff != k.Riff {
+	if err == nil && otherRiff(p.Riff, k.Riff) {
 		return m.newRiff()
 	}
 	k.Ended, k.Access, k.Refresh, k.ExpiresMs = true, "", "", 0
@@ -356,7 +356,7 @@ func (m *Machine) sessionToken(ctx context.Context, session string, k Kept) (str
 	if err != nil {
 		return "", err
 	}
-	if reply.Riff != k.Riff {
+	if otherRiff(reply.Riff, k.Riff) {
 		unlock, lerr := m.folder.lock(ctx)
 		if lerr != nil {
 			return "", lerr
@@ -414,3 +414,7 @@ func thumbprint(key *ecdsa.PrivateKey) string {
 	}
 	return tp
 }
+
+// otherRiff says whether the riff ID of a reply names another riff than
+// the kept one: a reply that names none says nothing.
+func otherRiff(reply, kept string) bool { return reply != "" && reply != kept }
