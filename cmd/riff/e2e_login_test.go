@@ -417,7 +417,9 @@ func TestGivenVersionsThatDoNotMatchWhenRiffLoginRunsThenItSignsIn(t *testing.T)
 	}
 	t.Cleanup(func() { p.Close() })
 	s := newSignInRiff(t, p)
+	s.mu.Lock()
 	s.build = "9.0.0 7213825ab1c2 2026-09-27T20:10:44Z"
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	go func() {
