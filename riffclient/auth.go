@@ -17,7 +17,9 @@ type Auth interface {
 	Key() *ecdsa.PrivateKey
 	// Token gives the access token for calls as me: the token of the
 	// person, or for a session the session token of this process (a swap
-	// of the person token, again before it expires).
+	// of the person token, again before it expires). A token of ""
+	// sends no token and no proof: the machine has no sign-in for this
+	// riff.
 	Token(ctx context.Context, me name.SessionURI) (string, error)
 	// Refused tells that the server refused token with code (bad_token,
 	// say). It says whether one more try with a new Token can work.

@@ -234,13 +234,23 @@ func (e *FrontEndError) Error() string {
 // builds cannot talk, a [*ReachError] when no server listens and none
 // replied before, a [*NoReplyError] at the end of the budget, a
 // [*ReplyError] for another reply, or the error of ctx.
+//
+// With [Options.Auth], each try carries the token of the caller of the
+// call and a new DPoP proof; a refusal bad_token goes to [Auth.Refused],
+// and one more try follows when it says so. A fault of the Auth before a
+// try is an [*AuthError].
 func Send[R any](ctx context.Context, c *Client, call wire.Call[R]) (R, error) {
+	return send(ctx, c, call, c.proverOf(call))
+}
+
+// send is Send with the prover of the call.
+func send[R any](ctx context.Context, c *Client, call wire.Call[R], p *prover) (R, error) {
 	var reply R
 	body, err := json.Marshal(call)
 	if err != nil {
 		return reply, fmt.Errorf("send %s: %w", call.Path(), err)
 	}
-	raw, err := c.do(ctx, http.MethodPost, call.Path(), body)
+	raw, err := c.doOnce(ctx, http.MethodPost, call.Path(), body, true, p)
 	if err != nil {
 		return reply, err
 	}
@@ -256,7 +266,10 @@ func Send[R any](ctx context.Context, c *Client, call wire.Call[R]) (R, error) {
 // the server does not answer, and the person runs it again.
 func (c *Client) Facts(ctx context.Context) (wire.ServerFacts, error) {
 	var facts wire.ServerFacts
-	raw, err := c.doOnce(ctx, http.MethodGet, wire.Server{}.Path(), nil, false)
+	// A riff with sign-in gives its facts only to a person who is signed
+	// in: the call carries the person token.
+	p := &prover{auth: c.auth}
+	raw, err := c.doOnce(ctx, http.MethodGet, wire.Server{}.Path(), nil, false, p)
 	if err != nil {
 		return facts, err
 	}
@@ -280,15 +293,10 @@ func (c *Client) endpoint(path string) string {
 	return u.String()
 }
 
-// do runs the tries of one call within the budget, and gives the body of
-// its reply.
-func (c *Client) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
-	return c.doOnce(ctx, method, path, body, true)
-}
-
-// doOnce is do; frontEnd says whether a reply of a front end gets a new
-// try.
-func (c *Client) doOnce(ctx context.Context, method, path string, body []byte, frontEnd bool) ([]byte, error) {
+// doOnce runs the tries of one call within the budget, and gives the
+// body of its reply; frontEnd says whether a reply of a front end gets a
+// new try, p sets the headers of the sign-in on each try.
+func (c *Client) doOnce(ctx context.Context, method, path string, body []byte, frontEnd bool, p *prover) ([]byte, error) {
 	id := NewCallID()
 	start := c.clock.Now()
 	deadline := start.Add(c.budget)
@@ -296,16 +304,22 @@ func (c *Client) doOnce(ctx context.Context, method, path string, body []byte, f
 	w := c.waiter()
 	defer w.finish()
 	var last error
+	// againToken: one more try after a refused token, once per call.
+	againToken := true
 	for {
 		left := deadline.Sub(c.clock.Now())
 		if left <= 0 {
 			return nil, &NoReplyError{URL: c.server.String(), Budget: c.budget, Last: last}
 		}
 		stop := w.after(WaitLine - c.clock.Now().Sub(start))
-		raw, retry, err := c.try(ctx, method, path, id, body, left)
+		raw, token, retry, err := c.try(ctx, method, path, id, body, left, p)
 		stop()
 		if err == nil {
 			return raw, nil
+		}
+		if againToken && c.refused(ctx, p, token, err) {
+			againToken = false
+			continue
 		}
 		var front *FrontEndError
 		if !retry || !frontEnd && errors.As(err, &front) {
@@ -331,32 +345,41 @@ func (c *Client) doOnce(ctx context.Context, method, path string, body []byte, f
 }
 
 // try sends one try. retry says whether a new try may help.
-func (c *Client) try(ctx context.Context, method, path, id string, body []byte, left time.Duration) (raw []byte, retry bool, err error) {
+// token is the token that the try sent.
+func (c *Client) try(ctx context.Context, method, path, id string, body []byte, left time.Duration, p *prover) (raw []byte, token string, retry bool, err error) {
 	tctx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
-	req, err := http.NewRequestWithContext(tctx, method, c.endpoint(path), bytes.NewReader(body))
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(tctx, method, c.endpoint(path), reader)
 	if err != nil {
-		return nil, false, fmt.Errorf("call %s: %w", path, err)
+		return nil, "", false, fmt.Errorf("call %s: %w", path, err)
 	}
 	c.header(req, id, body != nil)
+	token, err = c.prove(ctx, p, req)
+	if err != nil {
+		return nil, "", false, err
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.retryConnect(ctx, err), c.connectError(ctx, path, err)
+		return nil, token, c.retryConnect(ctx, err), c.connectError(ctx, path, err)
 	}
 	defer resp.Body.Close()
 	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
 		// The connection was cut in the body.
-		return nil, ctx.Err() == nil, fmt.Errorf("read the reply of %s: %w", path, err)
+		return nil, token, ctx.Err() == nil, fmt.Errorf("read the reply of %s: %w", path, err)
 	}
-	if err := c.check(resp, path, raw); err != nil {
+	if err := c.check(resp, path, raw, p.anyBuild); err != nil {
 		var retry *retryable
 		if errors.As(err, &retry) {
-			return nil, true, retry.err
+			return nil, token, true, retry.err
 		}
-		return nil, false, err
+		return nil, token, false, err
 	}
-	return raw, false, nil
+	return raw, token, false, nil
 }
 
 // header sets the headers of riff on a request.
@@ -407,7 +430,10 @@ func (r *retryable) Error() string { return r.err.Error() }
 // seconds after an old instance exits, and 502 while it moves one. Each
 // such 5xx or 429 is tried again, as a 503 of riff-server is. A 500 or
 // 429 that names a build is the server's own answer: no new try.
-func (c *Client) check(resp *http.Response, path string, raw []byte) error {
+//
+// anyBuild lets a reply through when the builds do not talk (the calls of
+// riff login): the warning of different builds is printed in its place.
+func (c *Client) check(resp *http.Response, path string, raw []byte, anyBuild bool) error {
 	url := c.endpoint(path)
 	busy := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
 	header := resp.Header.Get(wire.HeaderBuild)
@@ -426,7 +452,7 @@ func (c *Client) check(resp *http.Response, path string, raw []byte) error {
 	c.mu.Lock()
 	c.replied = true
 	c.mu.Unlock()
-	if text := build.MismatchError(server, c.build); text != "" {
+	if text := build.MismatchError(server, c.build); text != "" && !anyBuild {
 		return &MismatchError{Server: &server, Client: c.build, Text: text}
 	}
 	c.warnDiffer(server)

@@ -23,6 +23,18 @@
 // after a wait that grows from 0.25 s to 5 s. A refusal is never tried
 // again: it comes back as a *[wire.Refused].
 //
+// # Sign-in
+//
+// With [Options.Auth], each try of each call and each open of a stream
+// carries `Authorization: DPoP TOKEN` (the token of [Auth.Token] for the
+// caller of the call) and a new DPoP proof of the device key for the URL
+// of the try. A refusal bad_token goes to [Auth.Refused]; one more try
+// follows when it says so. A fault of the Auth before a try (a lost
+// sign-in) is an [*AuthError]: no request goes out, and a stream says it
+// once and tries again every 5 s. The calls of the token path go with
+// [SendProved]: a proof and no token (a sign-in, a refresh), or the person
+// token (a swap); a sign-in and its provider pass the build check.
+//
 // # Caveats
 //
 // A refused connect is tried again only when this Client got a reply from

@@ -54,14 +54,14 @@ func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) erro
 			return err
 		}
 	}
-	return c.follow(ctx, call.Path(), t)
+	return c.follow(ctx, call.Path(), t, c.proverOf(call))
 }
 
 // Watch follows the wakes of the caller: it calls show for each wake, and
 // for each break and its end. It returns as [Client.Tail] does.
 func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) error) error {
 	w := &watcher{call: call, show: show}
-	return c.follow(ctx, call.Path(), w)
+	return c.follow(ctx, call.Path(), w, c.proverOf(call))
 }
 
 // follower is what a stream does with its lines: the body of the open,
@@ -79,12 +79,18 @@ var errStall = errors.New("no byte from the stream")
 
 // follow opens the stream, and opens it again after each break, until
 // ctx ends or a fault that a new try cannot repair.
-func (c *Client) follow(ctx context.Context, path string, f follower) error {
+//
+// A lost sign-in (the Auth gives no token, or the server refuses the
+// token after a refresh) is no such fault: the stream says it once, as a
+// break, and tries again every 5 s, so that a riff login in another
+// terminal lets it go on.
+func (c *Client) follow(ctx context.Context, path string, f follower, p *prover) error {
 	wait := FirstWait
 	down := false
-	var mismatch bool
+	var mismatch, lost bool
+	againToken := true
 	for {
-		err := c.stream(ctx, path, f, down)
+		err := c.stream(ctx, path, f, down, p)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -92,13 +98,33 @@ func (c *Client) follow(ctx context.Context, path string, f follower) error {
 		if errors.As(err, &stop) {
 			return stop.err
 		}
+		var again *tokenAgain
+		if errors.As(err, &again) {
+			if againToken {
+				againToken = false
+				continue
+			}
+			err = again.err
+		}
 		var refused *wire.Refused
 		var reach *ReachError
 		var bad *MismatchError
 		var answer *ReplyError
+		var authErr *AuthError
 		switch {
 		case err == nil:
 			// The server ended the stream.
+		case errors.As(err, &authErr), p.auth != nil && errors.As(err, &refused) && signInCode(refused.Code):
+			if !lost {
+				if rerr := f.report(Event{Event: wire.Event{Type: EventDown}, Err: err}); rerr != nil {
+					return rerr
+				}
+			}
+			lost, down, againToken = true, true, true
+			if c.clock.Sleep(ctx, c.retry) != nil {
+				return nil
+			}
+			continue
 		case errors.As(err, &refused), errors.As(err, &reach):
 			return err
 		case errors.As(err, &answer) && !answer.again:
@@ -119,9 +145,9 @@ func (c *Client) follow(ctx context.Context, path string, f follower) error {
 		}
 		if errors.Is(err, errOpened) {
 			// The stream was open: this is a new break.
-			wait, down, mismatch = FirstWait, false, false
+			wait, down, mismatch, lost, againToken = FirstWait, false, false, false, true
 		}
-		if !down && !mismatch {
+		if !down && !mismatch && !lost {
 			if rerr := f.report(Event{Event: wire.Event{Type: EventDown}, Err: err}); rerr != nil {
 				return rerr
 			}
@@ -144,8 +170,19 @@ func (s *stopError) Unwrap() error { return s.err }
 // starts short again.
 var errOpened = errors.New("the stream ended")
 
+// signInCode says whether a refusal is of the token: no token, or a
+// token that the server does not take.
+func signInCode(code wire.Code) bool { return code == wire.NoToken || code == wire.BadToken }
+
+// tokenAgain is a refused token that the Auth renewed: the stream opens
+// again at once.
+type tokenAgain struct{ err error }
+
+func (t *tokenAgain) Error() string { return t.err.Error() }
+func (t *tokenAgain) Unwrap() error { return t.err }
+
 // stream opens the stream once, and gives its lines to f until it ends.
-func (c *Client) stream(ctx context.Context, path string, f follower, again bool) error {
+func (c *Client) stream(ctx context.Context, path string, f follower, again bool, p *prover) error {
 	body, err := f.body()
 	if err != nil {
 		return &stopError{err: err}
@@ -157,6 +194,10 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 		return &stopError{err: fmt.Errorf("open %s: %w", path, err)}
 	}
 	c.header(req, NewCallID(), true)
+	token, err := c.prove(ctx, p, req)
+	if err != nil {
+		return err
+	}
 	// The stall limit also ends an open that hangs.
 	watchdog := newWatchdog(c.stall, func() { cancel(errStall) })
 	defer watchdog.stop()
@@ -173,16 +214,19 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get(wire.HeaderRefused) != "" {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxReply))
-		if err := c.check(resp, path, raw); err != nil {
+		if err := c.check(resp, path, raw, false); err != nil {
 			var retry *retryable
 			if errors.As(err, &retry) {
 				return retry.err
+			}
+			if c.refused(ctx, p, token, err) {
+				return &tokenAgain{err: err}
 			}
 			return err
 		}
 		return &ReplyError{URL: c.endpoint(path), Status: resp.Status}
 	}
-	if err := c.check(resp, path, nil); err != nil {
+	if err := c.check(resp, path, nil, false); err != nil {
 		return err
 	}
 	// The catch-up read has its own budget: the stall limit waits.
@@ -321,6 +365,10 @@ func (t *tailer) learn(ctx context.Context) error {
 		var refused *wire.Refused
 		var reach *ReachError
 		var bad *MismatchError
+		if t.c.auth != nil && errors.As(err, &refused) && signInCode(refused.Code) {
+			// A lost sign-in: the stream says it, and waits for riff login.
+			return nil
+		}
 		if errors.As(err, &refused) || errors.As(err, &reach) || errors.As(err, &bad) {
 			return err
 		}

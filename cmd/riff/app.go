@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 
+	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -50,6 +53,8 @@ type system struct {
 	// that the server replied (a refused connect after a restart of the
 	// server is tried again).
 	shared *riffclient.Client
+	// sharedSignIn is the sign-in of the shared client.
+	sharedSignIn *signin.Machine
 }
 
 // environOf gives the env vars of the process, or none.
@@ -75,6 +80,9 @@ type cli struct {
 	out    *printer
 	errOut *printer
 	client *riffclient.Client
+	// signin is the sign-in of this machine for the server: the Auth of
+	// client. Nil when riff has no local folder for it.
+	signin *signin.Machine
 	// serverFrom says where the server choice comes from.
 	serverFrom string
 }
@@ -107,6 +115,9 @@ func (c *cli) finish(err error) int {
 		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(usage.msg)))
 		fmt.Fprintln(errw, "Run riff --help for the commands, or riff help COMMAND.")
 		return exitUsage
+	case errors.As(err, &refused) && c.signInFault(refused) != nil:
+		fmt.Fprintln(errw, c.paintErr(red, "Error: "+c.signInFault(refused).Error()))
+		return exitFail
 	case errors.As(err, &refused):
 		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(refused.Reason)))
 		return exitFail
@@ -130,7 +141,10 @@ func (c *cli) words(err error) string {
 	var gitErr *gitError
 	var nameErr *name.Error
 	var known *knownError
+	var auth *riffclient.AuthError
 	switch {
+	case errors.As(err, &auth):
+		return clean(auth.Error())
 	case errors.As(err, &reach):
 		return reach.Error()
 	case errors.As(err, &noReply):
@@ -214,14 +228,68 @@ func (c *cli) setup() error {
 	}
 	c.serverFrom = from
 	if c.shared != nil {
-		c.client = c.shared
+		c.client, c.signin = c.shared, c.sharedSignIn
 		return nil
 	}
 	opts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
 	if c.system.client != nil {
 		c.system.client(&opts)
 	}
+	c.signin = c.openSignIn(u, opts)
+	opts.Auth = c.auth()
 	c.client = riffclient.New(u, opts)
+	return nil
+}
+
+// auth gives the Auth of the client: the sign-in of this machine when it
+// keeps one for the server (also one that ended, so that each command
+// says so), else none: a client with no Auth sends no token and checks
+// no signature, as a riff with no sign-in wants.
+func (c *cli) auth() riffclient.Auth {
+	if c.signin == nil || !c.signin.HasSignIn() {
+		return nil
+	}
+	return c.signin
+}
+
+// openSignIn gives the sign-in of this machine for the server at u, with
+// a client of the token path made from opts. With no local folder riff
+// has no sign-in, and the command goes on with no token.
+func (c *cli) openSignIn(u *url.URL, opts riffclient.Options) *signin.Machine {
+	dir, err := localKeptDir(c.env)
+	if err != nil {
+		return nil
+	}
+	opts.Out = nil
+	m, err := signin.Open(signin.Options{
+		Dir:     dir,
+		Server:  u,
+		Client:  riffclient.New(u, opts),
+		Keyring: signin.KeyringFor(c.env, runtime.GOOS),
+		Now:     c.now,
+	})
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// signInFault gives the text of a refusal of the token layer, for a
+// person: the fault of the sign-in of this machine, or what to run.
+func (c *cli) signInFault(r *wire.Refused) error {
+	switch r.Code {
+	case wire.NoToken, wire.BadToken:
+	default:
+		return nil
+	}
+	if c.signin != nil {
+		if err := c.signin.Fault(); err != nil {
+			return err
+		}
+	}
+	if r.Code == wire.NoToken {
+		return errors.New("This riff has sign-in, and this machine is not signed in to it. Run riff login.")
+	}
 	return nil
 }
 
@@ -293,7 +361,20 @@ func (c *cli) meAt(ctx context.Context, dir, session string) (name.SessionURI, e
 // user gives the user name of the caller: $USER, else $LOGNAME, else the
 // account of the process, the first that a URI can hold. Many containers
 // and services set neither variable. With none, riff refuses to guess.
+//
+// With a sign-in of this machine for the riff, the user is the USER of
+// the sign-in: the riff knows the person by it.
 func (c *cli) user() (string, error) {
+	m := c.signin
+	if m == nil {
+		// A tool of riff relay mcp before its setup.
+		m = c.sharedSignIn
+	}
+	if m != nil {
+		if k, ok, err := m.Kept(); err == nil && ok && !k.Ended && name.CheckUser(k.User) == nil {
+			return k.User, nil
+		}
+	}
 	userVar, logname := c.env("USER"), c.env("LOGNAME")
 	account := ""
 	if c.account != nil {
@@ -312,3 +393,24 @@ func (c *cli) user() (string, error) {
 
 // serverURL gives the URL of the server as the person named it.
 func (c *cli) serverURL() *url.URL { return c.client.Server() }
+
+// localKeptDir is the folder of the sign-in of this machine.
+func localKeptDir(env func(string) string) (string, error) { return local.KeptDir(env) }
+
+// lostSignIn gives the text of a fault of the sign-in of this machine
+// for a person or a session (the guide's "Get back into the riff"), and
+// whether err is one: the Auth gave no token, or the riff refused the
+// token or its lack.
+func (c *cli) lostSignIn(err error) (string, bool) {
+	var auth *riffclient.AuthError
+	if errors.As(err, &auth) {
+		return clean(auth.Error()), true
+	}
+	var refused *wire.Refused
+	if errors.As(err, &refused) {
+		if f := c.signInFault(refused); f != nil {
+			return f.Error(), true
+		}
+	}
+	return "", false
+}

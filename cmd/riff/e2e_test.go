@@ -289,6 +289,10 @@ type riffServer struct {
 	log  syncBuffer
 	cmd  *exec.Cmd
 	done chan struct{}
+	// args are more flags of riff-server; signIn says that it has sign-in
+	// (its facts need a token: the start waits for its provider).
+	args   []string
+	signIn bool
 }
 
 // startServer starts riff-server on addr with its log in dir, and waits
@@ -314,7 +318,11 @@ func (s *riffServer) port() string { return s.addr[strings.LastIndex(s.addr, ":"
 // start starts the process and waits until it serves.
 func (s *riffServer) start() {
 	s.t.Helper()
-	cmd := exec.Command(filepath.Join(s.bin, "riff-server"), "--listen", s.addr, "--dir", s.dir, "--lease-wait", "0s")
+	args := []string{"--listen", s.addr, "--lease-wait", "0s"}
+	if s.dir != "" {
+		args = append(args, "--dir", s.dir)
+	}
+	cmd := exec.Command(filepath.Join(s.bin, "riff-server"), append(args, s.args...)...)
 	cmd.Stdout, cmd.Stderr = &s.log, &s.log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start riff-server: %v", err)
@@ -325,6 +333,10 @@ func (s *riffServer) start() {
 		close(done)
 	}()
 	s.cmd, s.done = cmd, done
+	if s.signIn {
+		waitProvider(s.t, s.url())
+		return
+	}
 	waitServes(s.t, s.url())
 }
 

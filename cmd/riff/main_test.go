@@ -110,6 +110,7 @@ func goldenCases() []golden {
 		{name: "help-claim", args: []string{"help", "claim"}},
 		{name: "help-server", args: []string{"help", "server"}},
 		{name: "help-tail", args: []string{"help", "tail"}},
+		{name: "help-login", args: []string{"help", "login"}},
 		{name: "version", args: []string{"--version"}},
 		{name: "unknown-command", args: []string{"frobnicate"}},
 	}

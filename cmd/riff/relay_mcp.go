@@ -82,6 +82,9 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	if c.system.client != nil {
 		c.system.client(&opts)
 	}
+	// The sign-in of the machine: the tools, the keep-alive and the end
+	// carry the session token of this process.
+	opts.Auth = c.auth()
 	c.client = riffclient.New(c.client.Server(), opts)
 	r, err := c.newRelay(log)
 	if err != nil {
@@ -231,7 +234,7 @@ func (r *relay) toolCLI(out, errOut io.Writer) *cli {
 	sys.terminal = func(io.Writer) (bool, int) { return false, 0 }
 	dir := r.place()
 	sys.getwd = func() (string, error) { return dir, nil }
-	sys.shared = r.c.client
+	sys.shared, sys.sharedSignIn = r.c.client, r.c.signin
 	c := &cli{system: &sys, g: r.c.g}
 	c.g.color = "never"
 	return c
@@ -276,6 +279,9 @@ func (r *relay) command(ctx context.Context, words []string, args ...string) (*m
 // the server, else the line that riff prints, with no Error: and no
 // pointer to riff --help.
 func toolErrorText(c *cli, err error) string {
+	if text, ok := c.lostSignIn(err); ok {
+		return text
+	}
 	var refused *wire.Refused
 	if errors.As(err, &refused) {
 		return clean(refused.Reason)

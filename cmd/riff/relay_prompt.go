@@ -58,7 +58,8 @@ func (c *cli) relayPrompt(ctx context.Context) {
 	}
 	// A client of its own: no wait line, a short budget, and a refused
 	// connect ends it at once (no server: nothing to do).
-	client := riffclient.New(c.serverURL(), riffclient.Options{Build: c.build, Budget: promptBudget})
+	opts := riffclient.Options{Build: c.build, Budget: promptBudget, Auth: c.auth()}
+	client := riffclient.New(c.serverURL(), opts)
 	ctx, cancel := context.WithTimeout(ctx, promptBudget)
 	defer cancel()
 	_, _ = riffclient.Send(ctx, client, fact.Alive(me, nowMs))

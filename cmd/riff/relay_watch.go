@@ -113,6 +113,12 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 				fmt.Fprintln(c.stderr, c.paintErr(red, clean(m.Text)))
 				return nil
 			}
+			if text, ok := c.lostSignIn(e.Err); ok {
+				// A lost sign-in too: once, then each 5 s, reading the
+				// sign-in of the machine again (a riff login lets it go on).
+				fmt.Fprintln(c.stderr, c.paintErr(red, "riff: "+text))
+				return nil
+			}
 			mark("(reconnecting…)")
 			if gate := c.env(envWatchGate); gate != "" {
 				return waitFile(ctx, gate)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -16,17 +17,77 @@ import (
 func parseBuild(s string) (build.Build, error) { return build.ParseBuild(s) }
 
 // The last lines of riff server that say what to run. The guide names
-// riff update and riff login there; neither command exists yet, so the
-// line says what to do in their place (docs/cli.md).
+// riff update there; that command does not exist yet, so the line says
+// what to do in its place (docs/cli.md).
 const (
 	updateRiffAct = "Update riff on this machine."
-	noSignInAct   = "This riff has sign-in, and this build of riff cannot sign in yet. Name a riff with no sign-in with --server."
+	loginAct      = "Run riff login."
 )
 
-// noSignInFact is the sign-in of a riff that gives its facts to riff,
-// which sends no token: a riff with sign-in gives them only to a person
-// who is signed in.
+// noSignInFact is the sign-in of a riff that gives its facts to riff
+// with no token: a riff with sign-in gives them only to a person who is
+// signed in.
 var noSignInFact = fact{key: "  sign-in", value: "none: this riff has no sign-in"}
+
+// notSignedInFact is the sign-in of a riff that refused its facts to riff
+// with no token.
+var notSignedInFact = fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red}
+
+// signInFact gives the sign-in line of a riff that gave its facts to
+// riff: signed in as the email of the sign-in of m, or no sign-in.
+func (c *cli) signInFact(ctx context.Context, m *signin.Machine, client *riffclient.Client) fact {
+	if m == nil {
+		return noSignInFact
+	}
+	k, ok, err := m.Kept()
+	if err != nil || !ok || k.Ended {
+		return noSignInFact
+	}
+	// A sign-in kept for a riff that has none now (it started again with
+	// no provider): the riff says so. An older riff-server has no such
+	// route: the sign-in line stays.
+	p, perr := riffclient.SendProved(ctx, client, wire.SignInProvider{}, nil, "")
+	if perr == nil && !p.SignIn {
+		return noSignInFact
+	}
+	who := k.Email
+	if who == "" {
+		who = k.User
+	}
+	return fact{key: "  sign-in", value: "yes, signed in as " + clean(who), color: green}
+}
+
+// signInFaultFact gives the sign-in line of a riff that refused the
+// token of this machine or that the machine cannot send, and whether it
+// is one.
+func (c *cli) signInFaultFact(err error, m *signin.Machine) (fact, bool) {
+	var auth *riffclient.AuthError
+	var refused *wire.Refused
+	switch {
+	case errors.As(err, &auth):
+		return fact{key: "  sign-in", value: "no: " + faultWords(auth), color: red}, true
+	case errors.As(err, &refused) && signInCode(refused.Code):
+		if m != nil {
+			if ferr := m.Fault(); ferr != nil {
+				return fact{key: "  sign-in", value: "no: " + faultWords(ferr), color: red}, true
+			}
+		}
+		return notSignedInFact, true
+	}
+	return fact{}, false
+}
+
+// faultWords gives the text of a fault of the sign-in for the sign-in
+// line: "the sign-in of this machine ended". The last line of riff server
+// says what to run.
+func faultWords(err error) string {
+	s := strings.TrimSuffix(strings.TrimSpace(clean(err.Error())), " Run riff login.")
+	s = strings.TrimSuffix(s, ".")
+	if s != "" {
+		s = strings.ToLower(s[:1]) + s[1:]
+	}
+	return s
+}
 
 // signInCode says whether a refusal says that the riff wants a sign-in.
 func signInCode(code wire.Code) bool {
@@ -59,10 +120,14 @@ func (c *cli) localFacts(ctx context.Context) []fact {
 		c.system.client(&opts)
 	}
 	opts.Out, opts.Budget = nil, localBudget
+	m := c.openSignIn(u, opts)
+	plain := riffclient.New(u, opts)
+	if m != nil && m.HasSignIn() {
+		opts.Auth = m
+	}
 	facts, err := riffclient.New(u, opts).Facts(ctx)
 	lines := []fact{{key: "local", value: u.String(), extra: "(the riff of this machine)"}}
 	var mismatch *riffclient.MismatchError
-	var refused *wire.Refused
 	switch {
 	case err == nil:
 		sb, perr := parseBuild(facts.Build)
@@ -70,12 +135,13 @@ func (c *cli) localFacts(ctx context.Context) []fact {
 			return append(lines, fact{key: "  release", value: clean(facts.Build), color: yellow, extra: "a build that riff cannot read", extraColor: yellow})
 		}
 		rel, _, _ := c.releaseFact(sb)
-		return append(lines, rel, noSignInFact)
+		return append(lines, rel, c.signInFact(ctx, m, plain))
 	case errors.As(err, &mismatch) && mismatch.Server != nil:
 		rel, _, _ := c.releaseFact(*mismatch.Server)
 		return append(lines, rel)
-	case errors.As(err, &refused) && signInCode(refused.Code):
-		return append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
+	}
+	if f, ok := c.signInFaultFact(err, m); ok {
+		return append(lines, f)
 	}
 	return nil
 }

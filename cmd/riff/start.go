@@ -60,6 +60,7 @@ the riff does not answer.
 `,
 			flags: noFlags((*cli).server), interspersed: true,
 		},
+		loginCommand(),
 		{
 			name: "help", usage: "help [COMMAND | server]", short: "show the help of a command",
 			long: `riff help COMMAND shows the text of a command; riff help server shows the
@@ -227,6 +228,7 @@ func (c *cli) server(ctx context.Context, args []string) error {
 	var mismatch *riffclient.MismatchError
 	var refused *wire.Refused
 	var front *riffclient.FrontEndError
+	var authErr *riffclient.AuthError
 	var act string
 	var actColor string
 	failed := false
@@ -238,7 +240,7 @@ func (c *cli) server(ctx context.Context, args []string) error {
 			break
 		}
 		rel, a, col := c.releaseFact(sb)
-		lines = append(lines, rel, noSignInFact)
+		lines = append(lines, rel, c.signInFact(ctx, c.signin, c.client))
 		act, actColor = a, col
 		lines = append(lines, factLines(facts)...)
 	case errors.As(err, &mismatch):
@@ -251,12 +253,13 @@ func (c *cli) server(ctx context.Context, args []string) error {
 			lines = append(lines, fact{key: "  release", value: clean(mismatch.Text), color: red})
 			act, actColor = "Check that the server is riff-server. See riff help server.", red
 		}
-	case errors.As(err, &refused) && signInCode(refused.Code):
+	case errors.As(err, &refused) && signInCode(refused.Code), errors.As(err, &authErr):
 		// A riff with sign-in gives its facts only to a person who is
-		// signed in: riff sends no token.
+		// signed in: this machine has no sign-in for it, or it ended.
 		failed = true
-		lines = append(lines, fact{key: "  sign-in", value: "no: this riff has sign-in, and you are not signed in", color: red})
-		act, actColor = noSignInAct, red
+		f, _ := c.signInFaultFact(err, c.signin)
+		lines = append(lines, f)
+		act, actColor = loginAct, red
 	case errors.As(err, &front):
 		// Cloud Run answered by itself: riff server asks once, and the
 		// person runs it again (the guide's "A restart with a bucket").

@@ -451,6 +451,10 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 					fmt.Fprintln(c.stderr, c.paintErr(red, clean(m.Text)))
 					return nil
 				}
+				if text, ok := c.lostSignIn(e.Err); ok {
+					fmt.Fprintln(c.stderr, c.paintErr(red, "riff: "+text))
+					return nil
+				}
 			}
 			fmt.Fprintln(c.stderr, c.paintErr(dim, "(reconnecting…)"))
 			if gate != "" {

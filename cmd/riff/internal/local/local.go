@@ -55,6 +55,31 @@ func Dir(getenv func(string) string) (string, error) {
 	default:
 		return "", errors.New("riff has no local folder: set HOME, XDG_STATE_HOME or RIFF_HOME")
 	}
+	return makePrivate(dir)
+}
+
+// KeptDir gives the local folder of what must outlive a logout, the
+// sign-in of the machine: the first of $RIFF_HOME/state,
+// $XDG_STATE_HOME/riff and ~/.local/state/riff that is set, never
+// $XDG_RUNTIME_DIR (the system clears it at a logout, as the guide says
+// of the mark of a leave). It is private as Dir is.
+func KeptDir(getenv func(string) string) (string, error) {
+	var dir string
+	switch {
+	case getenv("RIFF_HOME") != "":
+		dir = filepath.Join(getenv("RIFF_HOME"), "state")
+	case getenv("XDG_STATE_HOME") != "":
+		dir = filepath.Join(getenv("XDG_STATE_HOME"), "riff")
+	case getenv("HOME") != "":
+		dir = filepath.Join(getenv("HOME"), ".local", "state", "riff")
+	default:
+		return "", errors.New("riff has no local folder: set HOME, XDG_STATE_HOME or RIFF_HOME")
+	}
+	return makePrivate(dir)
+}
+
+// makePrivate makes dir private, or gives the guide's line.
+func makePrivate(dir string) (string, error) {
 	if err := private(dir); err != nil {
 		return "", fmt.Errorf("riff cannot make %s private (mode 0700, each file 0600): %s. Other users can maybe read it", dir, reason(err))
 	}

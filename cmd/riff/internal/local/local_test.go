@@ -157,3 +157,27 @@ func TestGivenPrintedWakesWhenWrittenThenTheyReadBack(t *testing.T) {
 		t.Errorf("ReadWoke = %v, %v", w, err)
 	}
 }
+
+func TestGivenARuntimeFolderWhenRiffFindsTheFolderOfTheSignInThenItIsNeverTheRuntimeFolder(t *testing.T) {
+	root := t.TempDir()
+	m := map[string]string{
+		"XDG_RUNTIME_DIR": filepath.Join(root, "run"),
+		"HOME":            filepath.Join(root, "home"),
+	}
+	got, err := KeptDir(env(m))
+	if want := filepath.Join(root, "home", ".local", "state", "riff"); err != nil || got != want {
+		t.Errorf("KeptDir = %q, %v; want %q: a logout clears the runtime folder", got, err, want)
+	}
+	m["XDG_STATE_HOME"] = filepath.Join(root, "state")
+	if got, _ := KeptDir(env(m)); got != filepath.Join(root, "state", "riff") {
+		t.Errorf("KeptDir = %q; want the folder of XDG_STATE_HOME", got)
+	}
+	m["RIFF_HOME"] = filepath.Join(root, "rh")
+	got, err = KeptDir(env(m))
+	if err != nil || got != filepath.Join(root, "rh", "state") {
+		t.Errorf("KeptDir = %q, %v; want the folder of RIFF_HOME", got, err)
+	}
+	if info, err := os.Stat(got); err != nil || info.Mode().Perm() != DirMode {
+		t.Errorf("mode of %s: %v; want %v", got, err, DirMode)
+	}
+}
