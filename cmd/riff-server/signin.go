@@ -9,11 +9,13 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/riffengine/tokens"
 )
 
 // signInSettings are the flags of sign-in: the OpenID Connect provider,
@@ -27,6 +29,7 @@ type signInSettings struct {
 	owner         string
 	require       bool
 	publicURL     string
+	accessLife    time.Duration
 }
 
 func (s *signInSettings) register(fs *flag.FlagSet) {
@@ -36,6 +39,7 @@ func (s *signInSettings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.allowedDomain, "allowed-domain", "", "the people of this email domain may join (the hd claim or the domain of the email) (RIFF_ALLOWED_DOMAIN)")
 	fs.StringVar(&s.owner, "owner", "", "the email of the first owner: it may join, and a riff that never had an owner gets it (RIFF_OWNER)")
 	fs.BoolVar(&s.require, "require-sign-in", false, "refuse each call with no token, also with no provider (RIFF_REQUIRE_SIGN_IN)")
+	fs.DurationVar(&s.accessLife, "access-life", tokens.DefaultAccessLife, "the life of an access token of a person or a session; riff refreshes or swaps again after it (RIFF_ACCESS_LIFE)")
 	fs.StringVar(&s.publicURL, "public-url", "", "the scheme and host that clients call, which the DPoP proofs name, e.g. https://riff-abc.a.run.app (RIFF_PUBLIC_URL; default: http:// and the Host of each call)")
 }
 
@@ -51,6 +55,9 @@ func (s signInSettings) check() error {
 			}
 		}
 		return nil
+	}
+	if s.accessLife < time.Second || s.accessLife > 24*time.Hour {
+		return fmt.Errorf("--access-life %s must be from 1s to 24h", s.accessLife)
 	}
 	if s.owner != "" && strings.Count(s.owner, "@") != 1 {
 		return fmt.Errorf("--owner %q is no email", s.owner)
@@ -70,6 +77,11 @@ func (s signInSettings) check() error {
 		}
 	}
 	return nil
+}
+
+// tokens gives the options of the token store of the settings.
+func (s signInSettings) tokens() tokens.Options {
+	return tokens.Options{AccessLife: s.accessLife, SessionLife: s.accessLife}
 }
 
 // layer gives the token layer of the settings.

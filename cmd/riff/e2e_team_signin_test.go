@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+)
+
+// loginAs runs riff login --device at the riff s as the machine home,
+// approving the code as email.
+func loginAs(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *riffServer, home, email string, env ...string) {
+	t.Helper()
+	p.SetNext(oidcfake.Identity{Email: email})
+	approved := make(chan error, 1)
+	go func() {
+		code, err := p.WaitDevice(ctx)
+		if err == nil {
+			err = p.Approve(code)
+		}
+		approved <- err
+	}()
+	stdout, stderr, code := runLogin(t, bin, loginEnv(s.url(), home, env...), func(string) {}, "--device")
+	if err := <-approved; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("riff login as %s = %d\n--- stdout\n%s--- stderr\n%s", email, code, stdout, stderr)
+	}
+}
+
+// keptTokens gives the access and refresh tokens that the machine home
+// keeps for the riff at server.
+func keptTokens(t *testing.T, home, server string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept struct {
+		Servers map[string]struct {
+			Access  string `json:"access_token"`
+			Refresh string `json:"refresh_token"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &kept); err != nil {
+		t.Fatal(err)
+	}
+	k := kept.Servers[server]
+	if k.Refresh == "" {
+		t.Fatalf("the machine keeps no refresh token for %s:\n%s", server, data)
+	}
+	return []string{k.Access, k.Refresh}
+}
+
+// Two people on two machines in one riff with sign-in, with the real
+// binaries: the post of one verifies for the other; an access token that
+// expired is refreshed by riff itself; a kill -9 of riff-server right
+// after a refresh loses no sign-in (the next refresh takes the generation
+// after the saved one); and no line of riff-server holds an email, a
+// token or the body of a post.
+func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThenTheMessageVerifiesAndBothSignInsStay(t *testing.T) {
+	bin := buildRiff(t, "riff", "riff-server")
+	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const life = 3 * time.Second
+	s := &riffServer{t: t, bin: bin, addr: freePort(t), dir: t.TempDir(), signIn: true,
+		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com",
+			"--allowed-domain", "example.com", "--access-life", life.String()}}
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("the log of riff-server:\n%s", s.log.String())
+		}
+	})
+	s.start()
+	dir := repoDir(t)
+	mike, ann := t.TempDir(), t.TempDir()
+	annHost := "RIFF_HOST=heron"
+	loginAs(t, ctx, bin, p, s, mike, "mike@example.com")
+	loginAs(t, ctx, bin, p, s, ann, "ann@example.com", annHost)
+	riffAs := func(home string, args ...string) (string, string, int) {
+		t.Helper()
+		env := loginEnv(s.url(), home)
+		if home == ann {
+			// ann works in a session, which joins the repository thread.
+			env = append(env, annHost, "RIFF_SESSION=b7d0aa11-bbbb")
+		}
+		return runRiffEnv(t, bin, dir, s.url(), "", env, args...)
+	}
+	must := func(home string, args ...string) string {
+		t.Helper()
+		stdout, stderr, code := riffAs(home, args...)
+		if code != 0 {
+			t.Fatalf("riff %s = %d\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+		return stdout
+	}
+
+	must(ann, "whoami")
+	const body = "marked-body-7f3e the API is ready"
+	must(mike, "post", body)
+	read := must(ann, "read")
+	if !strings.Contains(read, "(verified): "+body) {
+		t.Errorf("ann's riff read:\n%s; want mike's message (verified)", read)
+	}
+
+	// The access tokens expire: riff refreshes by itself.
+	before := keptTokens(t, mike, s.url())
+	time.Sleep(life + 500*time.Millisecond)
+	must(mike, "whoami")
+	after := keptTokens(t, mike, s.url())
+	if after[1] == before[1] {
+		t.Fatalf("riff kept the same refresh token after its access token expired: no refresh")
+	}
+	// kill -9 at once: signins.json may hold the generation before it.
+	s.kill()
+	s.start()
+	if out := must(mike, "whoami"); !strings.Contains(out, "riff://mike@") {
+		t.Errorf("mike's whoami after the kill:\n%s", out)
+	}
+	time.Sleep(life + 500*time.Millisecond)
+	must(mike, "whoami")
+	if read := must(ann, "read", "--all"); !strings.Contains(read, "(verified): "+body) {
+		t.Errorf("ann's riff read --all after the kill:\n%s; want mike's message (verified)", read)
+	}
+
+	s.stop()
+	lines := s.log.String()
+	marks := append([]string{"mike@example.com", "ann@example.com", "marked-body-7f3e"}, before...)
+	marks = append(marks, after...)
+	marks = append(marks, keptTokens(t, mike, s.url())...)
+	marks = append(marks, keptTokens(t, ann, s.url())...)
+	for _, mark := range marks {
+		if mark != "" && strings.Contains(lines, mark) {
+			t.Errorf("a line of riff-server holds %q:\n%s", mark, lines)
+		}
+	}
+}
