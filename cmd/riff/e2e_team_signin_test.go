@@ -59,7 +59,9 @@ func keptTokens(t *testing.T, home, server string) []string {
 }
 
 // Two people on two machines in one riff with sign-in, with the real
-// binaries: the post of one verifies for the other; an access token that
+// binaries: the post of one verifies for the other; a tell wakes the
+// watch of the other's session, which goes on through a kill -9 and a
+// start; an access token that
 // expired is refreshed by riff itself; a kill -9 of riff-server right
 // after a refresh loses no sign-in (the next refresh takes the generation
 // after the saved one); and no line of riff-server holds an email, a
@@ -108,6 +110,11 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	}
 
 	must(ann, "whoami")
+	// ann's session watches: a tell of mike wakes it, with its own
+	// session token, which it swaps again as it expires.
+	watch := startWatchEnv(t, bin, dir, s.url(), "b7d0aa11-bbbb", ann, loginEnv(s.url(), ann, annHost, "RIFF_SESSION=b7d0aa11-bbbb"), "--follow")
+	must(mike, "tell", "b7d0", "marked-body-7f3e can you take the review?")
+	watch.waitOut("wake: mike@pangolin:app wrote to you in a direct message (message 1)\n")
 	const body = "marked-body-7f3e the API is ready"
 	must(mike, "post", body)
 	read := must(ann, "read")
@@ -131,6 +138,10 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	}
 	time.Sleep(life + 500*time.Millisecond)
 	must(mike, "whoami")
+	// The watch went on through the kill and the restart.
+	must(mike, "tell", "b7d0", "marked-body-7f3e and #41?")
+	watch.waitOut("(message 2)\n")
+	watch.stop()
 	if read := must(ann, "read", "--all"); !strings.Contains(read, "(verified): "+body) {
 		t.Errorf("ann's riff read --all after the kill:\n%s; want mike's message (verified)", read)
 	}

@@ -34,6 +34,9 @@ type Kept struct {
 	Refresh string `json:"refresh_token,omitempty"`
 	// ExpiresMs is when the access token expires (Unix ms); 0: unknown.
 	ExpiresMs int64 `json:"access_expires_ms,omitempty"`
+	// RenewMs is when riff refreshes the access token (Unix ms), a margin
+	// before ExpiresMs; 0: at its first refusal.
+	RenewMs int64 `json:"access_renew_ms,omitempty"`
 	// Ended says that the server ended the sign-in: riff asks it no more
 	// until riff login.
 	Ended bool `json:"ended,omitempty"`

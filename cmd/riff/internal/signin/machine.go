@@ -37,8 +37,17 @@ var (
 var errNone = errors.New("this machine has no sign-in for this riff")
 
 // margin is how long before its expiry a token is renewed: a refresh of
-// the person token, a swap again of a session token.
+// the person token, a swap again of a session token. A token of a short
+// life is renewed after three quarters of it: a margin as long as the
+// life would renew it at each call, and the refreshes would outrun the
+// writes of signins.json, which a start after a crash needs to be at
+// most one generation behind.
 const margin = 60 * time.Second
+
+// renewAt gives when a token of life, given now, is renewed.
+func renewAt(now time.Time, life time.Duration) time.Time {
+	return now.Add(life - min(margin, life/4))
+}
 
 // Options are what a Machine needs.
 type Options struct {
@@ -80,8 +89,8 @@ type Machine struct {
 // sessionToken is a session token of this process, and what it was
 // swapped for.
 type sessionToken struct {
-	token   string
-	expires time.Time // zero: unknown
+	token string
+	renew time.Time // when to swap again; zero: unknown
 }
 
 // Open gives the Machine of o.Server. It makes the folder of the sign-in
@@ -151,7 +160,7 @@ func (m *Machine) Token(ctx context.Context, me name.SessionURI) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if m.expiring(k.ExpiresMs) {
+	if m.expiring(k.RenewMs) {
 		if k, err = m.refresh(ctx, k.Access); err != nil {
 			return "", err
 		}
@@ -242,8 +251,8 @@ func (m *Machine) keyOf(k Kept) error {
 	return nil
 }
 
-func (m *Machine) expiring(ms int64) bool {
-	return ms > 0 && m.now().Add(margin).After(time.UnixMilli(ms))
+func (m *Machine) expiring(renewMs int64) bool {
+	return renewMs > 0 && !m.now().Before(time.UnixMilli(renewMs))
 }
 
 // refresh gives the sign-in after a refresh of the person token stale.
@@ -260,7 +269,7 @@ func (m *Machine) refresh(ctx context.Context, stale string) (Kept, error) {
 	if err != nil {
 		return Kept{}, err
 	}
-	if k.Access != stale && !m.expiring(k.ExpiresMs) {
+	if k.Access != stale && !m.expiring(k.RenewMs) {
 		return k, nil
 	}
 	reply, err := riffclient.SendProved(ctx, m.client, wire.Refresh{RefreshToken: k.Refresh}, m.Key(), "")
@@ -294,7 +303,7 @@ func (m *Machine) lost(ctx context.Context, k Kept) error {
 	if err == nil && otherRiff(p.Riff, k.Riff) {
 		return m.newRiff()
 	}
-	k.Ended, k.Access, k.Refresh, k.ExpiresMs = true, "", "", 0
+	k.Ended, k.Access, k.Refresh, k.ExpiresMs, k.RenewMs = true, "", "", 0, 0
 	if err := m.folder.write(m.server, &k); err != nil {
 		return err
 	}
@@ -320,9 +329,11 @@ func (m *Machine) withReply(k Kept, r wire.TokenReply) Kept {
 	if r.RefreshToken != "" {
 		k.Refresh = r.RefreshToken
 	}
-	k.ExpiresMs = 0
+	k.ExpiresMs, k.RenewMs = 0, 0
 	if r.ExpiresSecs > 0 {
-		k.ExpiresMs = m.now().Add(time.Duration(r.ExpiresSecs) * time.Second).UnixMilli()
+		life := time.Duration(r.ExpiresSecs) * time.Second
+		k.ExpiresMs = m.now().Add(life).UnixMilli()
+		k.RenewMs = renewAt(m.now(), life).UnixMilli()
 	}
 	if r.User != "" {
 		k.User = r.User
@@ -341,7 +352,7 @@ func (m *Machine) sessionToken(ctx context.Context, session string, k Kept) (str
 	m.mu.Lock()
 	s, ok := m.sessions[session]
 	m.mu.Unlock()
-	if ok && (s.expires.IsZero() || m.now().Add(margin).Before(s.expires)) {
+	if ok && (s.renew.IsZero() || m.now().Before(s.renew)) {
 		return s.token, nil
 	}
 	reply, err := riffclient.SendProved(ctx, m.client, wire.Swap{Session: session}, m.Key(), k.Access)
@@ -366,7 +377,7 @@ func (m *Machine) sessionToken(ctx context.Context, session string, k Kept) (str
 	}
 	s = sessionToken{token: reply.AccessToken}
 	if reply.ExpiresSecs > 0 {
-		s.expires = m.now().Add(time.Duration(reply.ExpiresSecs) * time.Second)
+		s.renew = renewAt(m.now(), time.Duration(reply.ExpiresSecs)*time.Second)
 	}
 	m.mu.Lock()
 	m.sessions[session] = s
