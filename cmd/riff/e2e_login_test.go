@@ -458,21 +458,7 @@ func TestGivenARiffWithNoSignInWhenRiffLoginRunsThenItSaysSoAndChangesNothing(t 
 // deviceLogin runs riff login --device in home, approving its code.
 func deviceLogin(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *signInRiff, home string) {
 	t.Helper()
-	approved := make(chan error, 1)
-	go func() {
-		code, err := p.WaitDevice(ctx)
-		if err == nil {
-			err = p.Approve(code)
-		}
-		approved <- err
-	}()
-	stdout, stderr, code := runLogin(t, bin, loginEnv(s.url(), home), func(string) {}, "--device")
-	if err := <-approved; err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 {
-		t.Fatalf("riff login --device = %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
-	}
+	deviceLoginAt(t, ctx, bin, p, s.url(), home)
 }
 
 func TestGivenALostSignInWhenAWatchRunsThenItSaysSoOnceAndGoesOnAfterRiffLoginInAnotherTerminal(t *testing.T) {

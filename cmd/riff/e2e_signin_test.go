@@ -61,23 +61,7 @@ func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider) *rif
 // approving the code as mike.
 func loginAt(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *riffServer, home string) string {
 	t.Helper()
-	p.SetNext(oidcfake.Identity{Email: "mike@example.com"})
-	approved := make(chan error, 1)
-	go func() {
-		code, err := p.WaitDevice(ctx)
-		if err == nil {
-			err = p.Approve(code)
-		}
-		approved <- err
-	}()
-	stdout, stderr, code := runLogin(t, bin, loginEnv(s.url(), home), func(string) {}, "--device")
-	if err := <-approved; err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 {
-		t.Fatalf("riff login = %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
-	}
-	return stdout
+	return loginAs(t, ctx, bin, p, s, home, "mike@example.com")
 }
 
 func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARestartWithNoStoreIsANewRiff(t *testing.T) {

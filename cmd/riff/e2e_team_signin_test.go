@@ -13,10 +13,17 @@ import (
 )
 
 // loginAs runs riff login --device at the riff s as the machine home,
-// approving the code as email.
-func loginAs(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *riffServer, home, email string, env ...string) {
+// approving the code as email, and gives its stdout.
+func loginAs(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, s *riffServer, home, email string, env ...string) string {
 	t.Helper()
 	p.SetNext(oidcfake.Identity{Email: email})
+	return deviceLoginAt(t, ctx, bin, p, s.url(), home, env...)
+}
+
+// deviceLoginAt runs riff login --device at server as the machine home,
+// approving its code as the next identity of p, and gives its stdout.
+func deviceLoginAt(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider, server, home string, env ...string) string {
+	t.Helper()
 	approved := make(chan error, 1)
 	go func() {
 		code, err := p.WaitDevice(ctx)
@@ -25,13 +32,14 @@ func loginAs(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider
 		}
 		approved <- err
 	}()
-	stdout, stderr, code := runLogin(t, bin, loginEnv(s.url(), home, env...), func(string) {}, "--device")
+	stdout, stderr, code := runLogin(t, bin, loginEnv(server, home, env...), func(string) {}, "--device")
 	if err := <-approved; err != nil {
 		t.Fatal(err)
 	}
 	if code != 0 {
-		t.Fatalf("riff login as %s = %d\n--- stdout\n%s--- stderr\n%s", email, code, stdout, stderr)
+		t.Fatalf("riff login --device = %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr)
 	}
+	return stdout
 }
 
 // keptTokens gives the access and refresh tokens that the machine home
