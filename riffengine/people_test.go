@@ -308,7 +308,9 @@ func TestGivenASignInInFlightWhenTheRemoveIsWrittenAndEndedBeforeItsStartThenThe
 	var once sync.Once
 	removed := make(chan reply, 1)
 	r.e.SetBeforeStart(func() {
-		once.Do(func() { removed <- r.as(ada, wire.Remove{}.Path(), wire.Remove{Me: uri("ada"), Email: "bob@example.com"}) })
+		once.Do(func() {
+			removed <- r.as(ada, wire.Remove{}.Path(), wire.Remove{Me: uri("ada"), Email: "bob@example.com"})
+		})
 	})
 	_, signedIn := r.signInAsync("bob@example.com")
 	rep := recv(t, "the sign-in reply", signedIn)
@@ -430,7 +432,9 @@ func TestGivenARemoveInTheQueueWhenTheRemovedPersonOrTheirSessionSendsACommandBe
 	recv(t, "the put of the remove", g.entered)
 	before := r.e.QueueLen()
 	out := make(chan reply, 3)
-	go func() { out <- r.as(bob, wire.Post{}.Path(), wire.Post{Me: uri("bob"), Thread: "chat", Body: "still here"}) }()
+	go func() {
+		out <- r.as(bob, wire.Post{}.Path(), wire.Post{Me: uri("bob"), Thread: "chat", Body: "still here"})
+	}()
 	go func() {
 		rep, _ := r.do(req{path: wire.Join{}.Path(), body: wire.Join{Me: uri("bob/s1"), Thread: "o/repo"}, token: st.AccessToken, proofKey: bob.d.key})
 		out <- rep
@@ -537,7 +541,7 @@ func TestGivenPeopleCommandsWithMarkedEmailsWhenTheyRunOrAreRefusedThenNoLogLine
 		{ada, wire.SetAdmin{}.Path(), wire.SetAdmin{Me: uri("ada"), Email: at("sam"), Admin: false}}, // a settings admin
 		{cy, wire.TakeOwner{}.Path(), wire.TakeOwner{Me: uri("cy")}},
 		{ada, wire.DenyOwner{}.Path(), wire.DenyOwner{Me: uri("ada")}},
-		{ada, wire.DenyOwner{}.Path(), wire.DenyOwner{Me: uri("ada")}}, // no request
+		{ada, wire.DenyOwner{}.Path(), wire.DenyOwner{Me: uri("ada")}},                // no request
 		{ada, wire.Remove{}.Path(), wire.Remove{Me: uri("ada"), Email: at("nobody")}}, // not_member
 		{ada, wire.Remove{}.Path(), wire.Remove{Me: uri("ada"), Email: at("ada")}},    // the owner
 		{ada, wire.Revoke{}.Path(), wire.Revoke{Me: uri("ada"), Email: at("nobody")}},
