@@ -468,6 +468,9 @@ func TestGivenARemoveInTheQueueWhenTheRemovedPersonOrTheirSessionSendsACommandBe
 			t.Errorf("reply %s; want the text of a lost sign-in", rep)
 		}
 	}
+	// After the end, the session token of the removed person is gone too.
+	rep, _ = r.do(req{path: wire.Whoami{}.Path(), body: whoami("bob/s1"), token: st.AccessToken, proofKey: bob.d.key})
+	wantCode(t, "whoami of bob's session after the end", rep, wire.BadToken)
 	for _, rec := range records(t, g) {
 		if rec.By != nil && rec.By.Who.User == "bob" && rec.Command != "register" && rec.Command != "admit" {
 			t.Errorf("record %d by bob after the remove: %s %s", rec.Position, rec.Command, rec.Change.Kind())
