@@ -103,7 +103,7 @@ func equalMaps(a, b map[string]any) bool {
 func TestGivenANameOverTwoHundredCharactersWhenDeniedThenItIsCutAndStaysOneLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, named, want string
-		cut              bool
+		cut               bool
 	}{
 		{"a long name", strings.Repeat("x", 300) + "\nnext", strings.Repeat("x", NameCut), true},
 		{"a long name of wide characters", strings.Repeat("é", 250), strings.Repeat("é", NameCut), true},
