@@ -308,6 +308,10 @@ func TestGivenEachRefusalOfTheTokenLayerWhenItIsDeniedThenTheLineHasNamedProvedP
 		{"not you", req{path: "/v1/claim", body: wire.Claim{Me: uri("bob/b1"), Item: "issue-1"}, token: tr.AccessToken, proofKey: d.key}, wire.NotYou, map[string]any{"session": "bob/b1"}, key},
 		{"an old build", req{path: "/v1/whoami", body: whoami("ada"), token: tr.AccessToken, proofKey: d.key, build: old}, wire.OldBuild, map[string]any{"person": "ada"}, ""},
 		{"no name", req{path: "/v1/whoami", body: []int{1}}, wire.NoToken, nil, ""},
+		{"the facts with no token", req{method: http.MethodGet, path: wire.Server{}.Path()}, wire.NoToken, nil, ""},
+		// A proof of a key with an unknown refresh token: no valid token,
+		// so no key.
+		{"an unknown refresh token", req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: "mark-bad-token"}, proofKey: d.key}, wire.BadToken, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(r.logs.with(t, "denied"))

@@ -48,11 +48,13 @@ func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptF
 	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), func() time.Time { return now })
 
+	// A bad token or an old build with a key (the key of a proof) is no
+	// valid token: its line has no key, and it takes no kept line.
+	deny(d, wire.BadToken, "/v1/token/refresh", "", "thumb-of-a-proof")
+	deny(d, wire.OldBuild, "/v1/claim", "", "thumb-of-a-proof")
 	for range 90 {
 		deny(d, wire.NoToken, "/v1/claim", "", "")
 	}
-	// A bad token or an old build with a key (the key of a proof) is no
-	// valid token: it takes no kept line, and its line has no key.
 	deny(d, wire.BadToken, "/v1/token/refresh", "", "thumb-of-a-proof")
 	deny(d, wire.OldBuild, "/v1/claim", "", "thumb-of-a-proof")
 	for range 15 {
@@ -75,14 +77,14 @@ func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptF
 			t.Errorf("line %v: want a key only of a valid token", m)
 		}
 	}
-	if counts["no_token"] != 80 || counts["not_you"]+counts["bad_proof"] != 20 || counts["bad_token"]+counts["old_build"] != 0 {
-		t.Errorf("denied lines = %v; want 80 no_token and 20 not_you or bad_proof", counts)
+	if counts["no_token"] != 78 || counts["bad_token"] != 1 || counts["old_build"] != 1 || counts["not_you"]+counts["bad_proof"] != 20 {
+		t.Errorf("denied lines = %v; want 1 bad_token, 1 old_build, 78 no_token and 20 not_you or bad_proof", counts)
 	}
 	// 15 not_you and 5 bad_proof take the kept lines; the other 10
 	// bad_proof are over the limit.
-	want := map[string]any{"no_token": 10.0, "bad_token": 1.0, "old_build": 1.0, "bad_proof": 10.0}
-	if dropped == nil || dropped["count"] != 22.0 || !equalMaps(dropped["counts"].(map[string]any), want) {
-		t.Errorf("dropped line = %v; want count 22 and counts %v", dropped, want)
+	want := map[string]any{"no_token": 12.0, "bad_token": 1.0, "old_build": 1.0, "bad_proof": 10.0}
+	if dropped == nil || dropped["count"] != 24.0 || !equalMaps(dropped["counts"].(map[string]any), want) {
+		t.Errorf("dropped line = %v; want count 24 and counts %v", dropped, want)
 	}
 }
 
