@@ -243,11 +243,7 @@ func (s *Handler) deniedRead(w http.ResponseWriter, r *http.Request, refused *wi
 // holds no name, and its denied line: a call of the token path (which
 // read its body), or of the facts. key is the key of a valid token.
 func (s *Handler) deniedKey(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
-	kept := keptFor(refused.Code, key)
-	if s.denier.take(refused.Code, kept) {
-		s.denier.write(refused.Code, r.URL.Path, nameOf(r, nil), keyIf(kept, key))
-	}
-	s.refuse(w, refused, 0)
+	s.deniedRead(w, r, refused, nil, key)
 }
 
 // keyIf gives key when the token was valid, and "" otherwise: a line has
