@@ -68,7 +68,9 @@
 //     load;
 //   - the HTTP server, the calls and streams on it, and
 //     [Handler.RunDenied] (the program): the engine ends the streams at
-//     its stop, and the program shuts its server down.
+//     its stop, and the program shuts its server down. RunDenied holds
+//     one timer at a time, the end of the open window of the denied
+//     lines; the end of its context stops the timer and ends the window.
 //
 // One path stops an engine for good (stopFor): it closes the gate (no new
 // command), marks why the instance stopped (each waiting call gets

@@ -14,6 +14,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/riffstate"
 )
 
@@ -77,12 +78,18 @@ type Handler struct {
 	jsonType []string
 	// KeepAlive is the time between two keep-alive lines of a stream.
 	KeepAlive time.Duration
+	// BodyTime is the longest read of the body of a refused call for its
+	// name (BodyTime).
+	BodyTime time.Duration
+	// deniedAfter is the timer of the end of a window of the denied
+	// lines (afterTimer; a test gives its own).
+	deniedAfter func(time.Duration) (<-chan time.Time, func() bool)
 }
 
 // NewHandler makes the HTTP side of e.
 func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
-		build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
+		BodyTime: BodyTime, deniedAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.signIn, _ = tokens.(*SignedIn)
 	s.routes()
@@ -181,7 +188,7 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// riff login works when the versions do not match: the token path
 		// has no build check.
 		if err := s.checkBuild(r); err != nil && !tokenPath(r.URL.Path) {
-			s.denied(w, r, err, nil)
+			s.deniedUnread(w, r, err, "")
 			return
 		}
 	}
@@ -223,32 +230,100 @@ func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 	io.WriteString(w, r.Reason)
 }
 
-// denied writes a refusal of the token layer and its denied line.
-func (s *Handler) denied(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte) {
-	s.deniedAs(w, r, refused, body, "")
+// deniedUnread writes a refusal of the token layer that came before the
+// read of the body (old_build, or the token of a riff with sign-in), and
+// its denied line. Only a call that the window of the lines has a line
+// for gets a read of its body for the name (readName); a call over the
+// limit gets no read and no line. key is the key of the token ("" with
+// none): the line has it only for a valid token.
+func (s *Handler) deniedUnread(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
+	kept := keptFor(refused.Code, key)
+	if s.denier.take(refused.Code, kept) {
+		s.denier.write(refused.Code, r.URL.Path, s.readName(w, r), keyIf(kept, key))
+	} else if r.Body != nil && r.Body != http.NoBody {
+		readNoMore(w)
+	}
+	s.refuse(w, refused, 0)
 }
 
-// deniedKey writes a refusal of the token layer with no name: a call of
-// the token path, or of the facts. key is the key of a valid token.
+// deniedRead writes a refusal of the token layer that needed the body
+// (the me of a riff with no sign-in, or a token that may not act as the
+// me of the body), and its denied line, with the name from body.
+func (s *Handler) deniedRead(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte, key string) {
+	kept := keptFor(refused.Code, key)
+	if s.denier.take(refused.Code, kept) {
+		s.denier.write(refused.Code, r.URL.Path, nameOf(r, body), keyIf(kept, key))
+	}
+	s.refuse(w, refused, 0)
+}
+
+// deniedKey writes a refusal of the token layer of a call whose body
+// holds no name, and its denied line: a call of the token path (which
+// read its body), or of the facts. key is the key of a valid token.
 func (s *Handler) deniedKey(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
-	s.deniedAs(w, r, refused, nil, key)
+	s.deniedRead(w, r, refused, nil, key)
 }
 
-// deniedAs writes a refusal of the token layer and its denied line:
-// named from the body (when it reads), and key, the key of a valid token
-// ("" with none).
-func (s *Handler) deniedAs(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte, key string) {
-	named := ""
-	if body != nil {
+// keyIf gives key when the token was valid, and "" otherwise: a line has
+// the key only of a valid token.
+func keyIf(valid bool, key string) string {
+	if valid {
+		return key
+	}
+	return ""
+}
+
+// readName reads the body of a refused call for the name of its caller:
+// at most wire.MaxBody bytes, for at most s.BodyTime. When the read stops
+// before the end of the body (the size, the time, or a connection that
+// cannot have a time limit), the call has no name from its body, the
+// reply has connection: close, and the server reads no more of the call.
+func (s *Handler) readName(w http.ResponseWriter, r *http.Request) string {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nameOf(r, nil)
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.BodyTime)) != nil {
+		readNoMore(w)
+		return nameOf(r, nil)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, wire.MaxBody+1))
+	if err != nil || len(body) > wire.MaxBody {
+		readNoMore(w)
+		return nameOf(r, nil)
+	}
+	// The body is read to its end: the connection serves the next call,
+	// whose read has the limits of the server again.
+	_ = rc.SetReadDeadline(time.Time{})
+	return nameOf(r, body)
+}
+
+// readNoMore ends the reads of a call whose body the server did not
+// read to its end: the reply has connection: close (so net/http does
+// not read the rest to keep the connection), and a read deadline in the
+// past makes each further read of the connection fail at once.
+func readNoMore(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+}
+
+// nameOf gives the name that a refused call gave: the me of its body
+// (when the body is JSON with me as a string), or else the uri of its
+// query; "" with none.
+func nameOf(r *http.Request, body []byte) string {
+	if len(body) > 0 {
 		var me struct {
-			Me string `json:"me"`
+			Me json.RawMessage `json:"me"`
 		}
-		if json.Unmarshal(body, &me) == nil {
-			named = me.Me
+		var text string
+		if json.Unmarshal(body, &me) == nil && json.Unmarshal(me.Me, &text) == nil && text != "" {
+			return text
 		}
 	}
-	s.denier.deny(refused.Code, r.URL.Path, named, key)
-	s.refuse(w, refused, 0)
+	if r.URL.RawQuery != "" {
+		return r.URL.Query().Get("uri")
+	}
+	return ""
 }
 
 // fail writes the error of a call that the engine did not finish.
@@ -281,9 +356,23 @@ func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return body, true
 }
 
-// decode reads the body of a call into v, and proves its caller.
+// decode reads the body of a call into v, and proves its caller. In a
+// riff with sign-in the token and its proof come first, from the
+// headers: a call that they refuse gets no read of its body but for the
+// name of its denied line (deniedUnread). Then the body is read (at most
+// 64 KiB), and the token layer checks the me of the body: a riff with no
+// sign-in takes the caller from it, a token must be allowed to act as it.
 func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.ResponseWriter, r *http.Request) (T, Proof, bool) {
 	var v T
+	var token tokens.Token
+	if s.signIn != nil {
+		t, refused := s.signIn.check(r)
+		if refused != nil {
+			s.deniedUnread(w, r, refused, t.Key)
+			return v, Proof{}, false
+		}
+		token = t
+	}
 	body, ok := s.readBody(w, r)
 	if !ok {
 		return v, Proof{}, false
@@ -296,12 +385,22 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 		s.refuse(w, refused, 0)
 		return v, Proof{}, false
 	}
-	proof, refused := s.tokens.Prove(r, v.Caller())
-	if refused != nil {
-		s.deniedAs(w, r, refused, body, proof.caller.Key)
-		return v, Proof{}, false
+	var proof Proof
+	var refused *wire.Refused
+	if s.signIn != nil {
+		proof, refused = s.signIn.proveAs(r, token, v.Caller())
+	} else {
+		proof, refused = s.tokens.Prove(r, v.Caller())
 	}
-	return v, proof, true
+	switch {
+	case refused == nil:
+		return v, proof, true
+	case tokenLayerCode(refused.Code):
+		s.deniedRead(w, r, refused, body, proof.caller.Key)
+	default:
+		s.refuse(w, refused, 0)
+	}
+	return v, Proof{}, false
 }
 
 // writeJSON writes a reply. It does not escape & < >: a URI with claims

@@ -109,6 +109,13 @@ func (l *SignedIn) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refu
 	if refused != nil {
 		return Proof{caller: riffstate.Caller{Key: t.Key}}, refused
 	}
+	return l.proveAs(r, t, me)
+}
+
+// proveAs is the part of Prove after the check of the token t: that t
+// may act as me, the me of the body. The handler checks the token first,
+// from the headers, and reads the body after it.
+func (l *SignedIn) proveAs(r *http.Request, t tokens.Token, me name.SessionURI) (Proof, *wire.Refused) {
 	keyOnly := Proof{caller: riffstate.Caller{Key: t.Key}}
 	if me.IsZero() {
 		return keyOnly, wire.Refuse(wire.BadRequest, "this call names no me: a call with a token names the caller that the token acts as")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
@@ -113,79 +114,169 @@ func traceFailed(log *slog.Logger, en *entry, why error, level slog.Level) {
 		"result", "failed", "reason", why.Error())
 }
 
-// denier writes the denied lines of the token layer within their limits:
-// at most DeniedMax lines in a window of DeniedInterval, and a call with
-// no valid token takes a line only from the first DeniedMax-DeniedKept.
-// Over the limit it counts the codes, and the end of the window writes
-// one dropped line with the counts. The limits change only the lines:
-// the reply is the same.
+// denier writes the denied lines of the token layer within their limits
+// (the flowchart of "The trace of a command"): at most DeniedMax lines
+// in a window of DeniedInterval, and a call with no valid token takes a
+// line only from the first DeniedMax-DeniedKept. Over the limit it counts
+// the codes, and the end of the window writes one dropped line with the
+// counts. A window starts at the first refused call after the end of the
+// last one; it ends at the timer of Handler.RunDenied, at a stop, or at
+// the first call after its time by the clock of the engine (so a late
+// timer does not make a window longer). The limits change only the
+// lines: the reply is the same.
 type denier struct {
 	log *slog.Logger
 	now func() time.Time
+	// opened wakes RunDenied when a window opens, to time its end.
+	opened chan struct{}
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// open says that a window is open; window is its number, so that the
+	// timer of a window that already ended does not end the next one.
+	open    bool
+	window  uint64
 	start   time.Time
 	lines   int
 	dropped map[wire.Code]int
 }
 
 func newDenier(log *slog.Logger, now func() time.Time) *denier {
-	return &denier{log: log, now: now, dropped: map[wire.Code]int{}}
+	return &denier{log: log, now: now, opened: make(chan struct{}, 1), dropped: map[wire.Code]int{}}
 }
 
-// deny writes the line of a refused call, or counts it. named is the
-// name that the call gave (the me of the body), empty when none; key is
-// the thumbprint of the device key of a valid token (not_you, bad_proof),
-// empty when the call had none.
-func (d *denier) deny(code wire.Code, path, named, key string) {
-	validToken := key != ""
+// keptFor says whether a refused call may take the kept lines of a
+// window: a call with a valid token (its key), refused with not_you or
+// bad_proof. A call with no token, a bad token or an old build may not.
+func keptFor(code wire.Code, key string) bool {
+	return key != "" && (code == wire.NotYou || code == wire.BadProof)
+}
+
+// tokenLayerCode says whether code is a code of the token layer: only
+// these refusals have a denied line. A bad_request of the layer (a call
+// with a token that names no me) is a refusal of the form of the call.
+func tokenLayerCode(code wire.Code) bool {
+	switch code {
+	case wire.NoToken, wire.BadToken, wire.BadProof, wire.NotYou, wire.OldBuild:
+		return true
+	}
+	return false
+}
+
+// take says whether a refused call gets a line. true takes one line of
+// the window (the caller then reads the name and calls write); false
+// counts the code for the dropped line, and the call gets no read of
+// its body. kept is keptFor of the call.
+func (d *denier) take(code wire.Code, kept bool) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
-	if d.start.IsZero() || now.Sub(d.start) >= DeniedInterval {
-		d.flushLocked()
-		d.start, d.lines = now, 0
+	if d.open && now.Sub(d.start) >= DeniedInterval {
+		d.endLocked()
+	}
+	if !d.open {
+		d.open, d.start, d.lines = true, now, 0
+		d.window++
+		select {
+		case d.opened <- struct{}{}:
+		default: // RunDenied has a wake that it did not take yet
+		}
 	}
 	limit := DeniedMax - DeniedKept
-	if validToken {
+	if kept {
 		limit = DeniedMax
 	}
 	if d.lines >= limit {
 		d.dropped[code]++
-		return
+		return false
 	}
 	d.lines++
+	return true
+}
+
+// write writes the denied line of a call that take gave a line. named
+// is the name that the call gave (the me of its body, or the uri of its
+// query), "" with none; key is the thumbprint of the device key of a
+// valid token, "" with none. The line has no caller and no reason.
+func (d *denier) write(code wire.Code, path, named, key string) {
 	attrs := []any{"path", path, "result", "denied", "code", string(code), "proved", false}
 	if key != "" {
 		attrs = append(attrs, "key", key)
 	}
 	if named != "" {
-		cut := false
-		if len(named) > NameCut {
-			named, cut = named[:NameCut], true
-		}
-		named = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(named)
-		if u, err := name.ParseURI(named); err == nil {
-			attrs = append(attrs, slog.Group("named", "uri", u.Who().String()))
-		} else {
-			attrs = append(attrs, slog.Group("named", "text", named))
-		}
-		if cut {
-			attrs = append(attrs, "named_cut", true)
-		}
+		attrs = append(attrs, namedAttrs(named)...)
 	}
 	d.log.Info("denied", attrs...)
 }
 
-// flush ends the window: one dropped line with the counts, when calls
-// were over the limit. A stop of the server ends the window too.
-func (d *denier) flush() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.flushLocked()
+// namedAttrs gives the fields of a name in a denied line: a session URI
+// as the caller of a line ({"session":"mike/84cf"}, {"person":"mike"}),
+// each other name as {"text":...}, cut at NameCut characters (with
+// named_cut) and with its line breaks escaped. A text with an @ can be an
+// email, and a line never holds an email: it is {"hidden":"email"}.
+func namedAttrs(named string) []any {
+	if u, err := name.ParseURI(named); err == nil {
+		if u.IsPerson() {
+			return []any{slog.Group("named", "person", u.User)}
+		}
+		return []any{slog.Group("named", "session", u.Who().String())}
+	}
+	if strings.Contains(named, "@") {
+		return []any{slog.Group("named", "hidden", "email")}
+	}
+	cut := false
+	if utf8.RuneCountInString(named) > NameCut {
+		runes := []rune(named)
+		named, cut = string(runes[:NameCut]), true
+	}
+	named = lineBreaks.Replace(named)
+	attrs := []any{slog.Group("named", "text", named)}
+	if cut {
+		attrs = append(attrs, "named_cut", true)
+	}
+	return attrs
 }
 
-func (d *denier) flushLocked() {
+// lineBreaks escapes each line break of a name, so that its line stays
+// one line also for a reader that takes the text out of the JSON.
+var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`, "\u0085", `\u0085`)
+
+// timing gives the number of the open window and the time left until
+// its end by the clock of the engine; open is false when no window is
+// open.
+func (d *denier) timing() (window uint64, left time.Duration, open bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.open {
+		return 0, 0, false
+	}
+	return d.window, d.start.Add(DeniedInterval).Sub(d.now()), true
+}
+
+// endWindow ends the window of that number when it is still open: its
+// timer fired.
+func (d *denier) endWindow(window uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.open && d.window == window {
+		d.endLocked()
+	}
+}
+
+// end ends the open window: a stop of the server ends it, so that no
+// count is lost.
+func (d *denier) end() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.endLocked()
+}
+
+// endLocked ends the open window: one dropped line with the count and
+// the count of each code, when calls were over the limit.
+func (d *denier) endLocked() {
+	if !d.open {
+		return
+	}
+	d.open = false
 	total := 0
 	counts := map[string]any{}
 	for code, n := range d.dropped {
@@ -196,25 +287,46 @@ func (d *denier) flushLocked() {
 		return
 	}
 	d.log.Warn("dropped", "result", "dropped", "count", total, "counts", counts)
-	d.dropped = map[wire.Code]int{}
+	clear(d.dropped)
 }
 
 // FlushDenied ends the window of the denied lines: a stop calls it, so
 // that no count is lost.
-func (s *Handler) FlushDenied() { s.denier.flush() }
+func (s *Handler) FlushDenied() { s.denier.end() }
 
-// RunDenied flushes the window of the denied lines at the end of each
-// window until ctx ends.
+// RunDenied ends each window of the denied lines at its time: a timer
+// from the first refused call of the window, which writes the dropped
+// line of the window. The program runs it and ends ctx at its stop; the
+// stop ends the open window too, so that no count is lost.
 func (s *Handler) RunDenied(ctx context.Context) {
-	tick := time.NewTicker(DeniedInterval)
-	defer tick.Stop()
+	d := s.denier
+	defer d.end()
 	for {
 		select {
 		case <-ctx.Done():
-			s.denier.flush()
 			return
-		case <-tick.C:
-			s.denier.flush()
+		case <-d.opened:
+		}
+		for {
+			window, left, open := d.timing()
+			if !open {
+				break
+			}
+			fired, stop := s.deniedAfter(max(left, 0))
+			select {
+			case <-ctx.Done():
+				stop()
+				return
+			case <-fired:
+				d.endWindow(window)
+			}
 		}
 	}
+}
+
+// afterTimer is the timer of the end of a window: a real timer. A test
+// gives a timer of its own clock.
+func afterTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(d)
+	return t.C, t.Stop
 }
