@@ -61,7 +61,9 @@ func (m *teamMachine) riff(args ...string) (stdout, stderr string, code int) {
 		code = exit.ExitCode()
 	}
 	checkNoCut(m.t, m.host+": riff "+strings.Join(args, " "), out.String()+errOut.String())
-	norm := func(s string) string { return normalizeFacts(normalizeTimes(strings.ReplaceAll(s, m.server, "http://SERVER"))) }
+	norm := func(s string) string {
+		return normalizeFacts(normalizeTimes(strings.ReplaceAll(s, m.server, "http://SERVER")))
+	}
 	m.script.WriteString("# " + m.label + "\n" + transcript(args, norm(out.String()), norm(errOut.String()), code, nil) + "\n")
 	return out.String(), errOut.String(), code
 }
