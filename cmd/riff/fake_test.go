@@ -254,6 +254,18 @@ func (f *fakeServer) people(w http.ResponseWriter, path string, fields map[strin
 		}
 		enc.Encode(wire.EndedReply{Email: email, Text: "Each sign-in of " + email + " ends now: the person signs in again with riff login."})
 	case "/v1/people":
+		if uri(str("me")).User == "guest" {
+			// A caller who is no member reads the users alone.
+			enc.Encode(wire.PeopleReply{Owner: &wire.Person{User: "mike"}, Admins: []wire.Person{{User: "ann"}},
+				Members: []wire.Person{{User: "brett"}}, MayJoin: []wire.Person{}})
+			return
+		}
+		if uri(str("me")).User == "nobody" {
+			// A riff with sign-in and no owner.
+			enc.Encode(wire.PeopleReply{Admins: []wire.Person{{User: "ann", Email: "ann@example.com"}},
+				Members: []wire.Person{{User: "nobody", Email: "nobody@example.com"}}, MayJoin: []wire.Person{}, Emails: true})
+			return
+		}
 		enc.Encode(wire.PeopleReply{
 			Owner: &wire.Person{User: "mike", Email: "mike@example.com"},
 			Asked: &wire.Person{User: "ann", Email: "ann@example.com"}, AskedDueMs: 1790517720000,

@@ -133,6 +133,8 @@ func goldenCases() []golden {
 		{name: "revoke", args: []string{"revoke"}},
 		{name: "revoke-other", args: []string{"revoke", "brett@example.com"}},
 		{name: "people", args: []string{"people"}, color: true},
+		{name: "people-not-member", args: []string{"people"}, env: map[string]string{"USER": "guest"}},
+		{name: "people-no-owner", args: []string{"people"}, env: map[string]string{"USER": "nobody"}, color: true},
 		{name: "people-no-sign-in", args: []string{"people"}, noSignIn: true},
 		{name: "help-invite", args: []string{"help", "invite"}},
 		{name: "help-owner", args: []string{"help", "owner"}},
