@@ -160,6 +160,13 @@ type Engine struct {
 	// preparing is true while a goroutine of the engine makes the
 	// temporary file of a next chunk (Engine.prepare).
 	preparing bool
+	// beforeEnds and beforeStart, when a test sets them (under the
+	// lock), run with the lock free: beforeEnds after a chunk with an
+	// end of sign-ins is written and applied, before the effect ends
+	// them; beforeStart in SignIn after the write of admit, before the
+	// token store starts the sign-in.
+	beforeEnds  func()
+	beforeStart func()
 }
 
 // entry is one command in the queue of the writer: accepted (with its
@@ -179,6 +186,10 @@ type entry struct {
 	// at is the position of the pending copy at the check: the position
 	// of a sign-in that admit starts.
 	at uint64
+	// ended is the number of sign-ins that the effect of the entry's
+	// member_removed or signins_ended ended: the writer sets it before
+	// it closes done, for the reply (wire.EndedReply.Ended).
+	ended int
 
 	// The lines of made, encoded once: by the call after it queued the
 	// entry (outside the lock, while the writer may write the chunk

@@ -172,3 +172,20 @@ func (k KeyedTrust) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Ref
 	p.caller.Key = k.Keys[me.User]
 	return p, nil
 }
+
+// SetBeforeEnds sets a function that the writer runs after a chunk with
+// an end of sign-ins is written and applied, before the effect ends
+// them (the lock is free).
+func (e *Engine) SetBeforeEnds(fn func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.beforeEnds = fn
+}
+
+// SetBeforeStart sets a function that SignIn runs after the write of
+// admit, before the token store starts the sign-in.
+func (e *Engine) SetBeforeStart(fn func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.beforeStart = fn
+}

@@ -109,6 +109,15 @@ func (s *Handler) routes() {
 	route[riffstate.PlanOff, wire.TextReply](s)
 	route[riffstate.SetNotes, wire.TextReply](s)
 	route[riffstate.SetIdle, wire.TextReply](s)
+	// The people of a riff with sign-in (riffstate members.go, owner.go):
+	// a riff with no sign-in refuses each with no_sign_in.
+	route[riffstate.Invite, wire.InviteReply](s)
+	route[riffstate.Remove, wire.EndedReply](s)
+	route[riffstate.SetAdmin, wire.TextReply](s)
+	route[riffstate.PassOwner, wire.TextReply](s)
+	route[riffstate.TakeOwner, wire.OwnerReply](s)
+	route[riffstate.DenyOwner, wire.TextReply](s)
+	route[riffstate.Revoke, wire.EndedReply](s)
 
 	// The queries read the written copy and do not wait for the writer.
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.Who, now riffstate.Now) (wire.WhoReply, []riffstate.Signal, error) {
@@ -134,6 +143,9 @@ func (s *Handler) routes() {
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.PostContent, now riffstate.Now) (signed.Content, []riffstate.Signal, error) {
 		r, err := v.PostContent(c, q, now)
 		return r, nil, err
+	})
+	query(s, func(v riffstate.View, c riffstate.Caller, q wire.People, now riffstate.Now) (wire.PeopleReply, []riffstate.Signal, error) {
+		return v.People(c, now), nil, nil
 	})
 
 	// The signals change only the presence: one line for each.

@@ -274,6 +274,15 @@ func (e *Engine) SignIn(ctx context.Context, who Identity, key string) (tokens.P
 	if err != nil {
 		return tokens.Pair{}, err
 	}
+	e.mu.Lock()
+	beforeStart := e.beforeStart
+	e.mu.Unlock()
+	if beforeStart != nil {
+		beforeStart()
+	}
+	// A remove or a revoke of the person whose record came after the
+	// check of admit ended the sign-ins from before its position, and
+	// keeps that floor: Start refuses a position below it (ErrEnded).
 	pair, version, err := e.signIns.Start(tokens.Person{User: reply.User, Email: email}, key, at)
 	if err != nil {
 		return tokens.Pair{}, err

@@ -93,7 +93,7 @@ func (a Applied[R]) reply() (R, error) {
 	e := a.q.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	done := riffstate.Done{Made: a.q.en.made}
+	done := riffstate.Done{Made: a.q.en.made, Ended: a.q.en.ended}
 	return riffstate.Reply(e.state, a.q.cmd, a.q.caller, done, e.now()), nil
 }
 

@@ -2,6 +2,7 @@ package riffengine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -10,7 +11,10 @@ import (
 
 // timers runs the timers of the server as commands of the server,
 // through the same path as each command: a session is forgotten after 30
-// days, and a checkpoint comes each CheckpointInterval when records came.
+// days; in a riff with sign-in a request for the owner role is granted
+// after its wait, the role of an owner who is gone ends, and the owner
+// gets a warning before (the times are riffstate.PeopleOptions); and a
+// checkpoint comes each CheckpointInterval when records came.
 // No timer ends a claim or a lead: a claim of a session with no sign of
 // life for 5 minutes is a rule of the state when it is read (another
 // session may take the item, and the views show the claim as ended).
@@ -41,5 +45,69 @@ func (e *Engine) Tick(ctx context.Context) {
 			return
 		}
 	}
+	if err := e.ownerTimers(ctx); err != nil {
+		return
+	}
 	e.maybeCheckpoint(ctx)
+}
+
+// ownerTimers runs the timers of the owner role once: the decisions are
+// the views of riffstate on the written copy, and each command of the
+// server checks them again against the pending copy (a deny that came
+// in between refuses the grant, with its log line). It gives an error
+// only when the engine stopped.
+func (e *Engine) ownerTimers(ctx context.Context) error {
+	var (
+		asked, owner string
+		due, gone    bool
+		warning      riffstate.Announce
+		warn         bool
+	)
+	e.View(func(v riffstate.View, now riffstate.Now) {
+		asked, due = v.OwnerRequestDue(now)
+		if gone = v.OwnerGone(now); gone {
+			owner = v.Riff().People.Owner
+		}
+		warning, warn = v.OwnerWarning(now)
+	})
+	var errs []error
+	if due {
+		errs = append(errs, e.GrantOwner(ctx, asked))
+	}
+	if gone {
+		errs = append(errs, e.EndOwner(ctx, owner))
+	} else if warn {
+		errs = append(errs, e.Announce(ctx, warning))
+	}
+	for _, err := range errs {
+		if errors.Is(err, ErrStopped) || ctx.Err() != nil {
+			return ErrStopped
+		}
+	}
+	return nil
+}
+
+// GrantOwner sends the command grant_owner of the server: the request
+// of email for the owner role, whose wait ended, is granted (or ended,
+// when the person is no admin now). It waits for the write. A refusal
+// (no such request, not due) is a *wire.Refused.
+func (e *Engine) GrantOwner(ctx context.Context, email string) error {
+	_, err := RunServer[riffstate.GrantOwner, struct{}](ctx, e, riffstate.GrantOwner{Email: email})
+	return err
+}
+
+// EndOwner sends the command end_owner of the server: the role of the
+// owner email, who is gone, ends; the person stays an admin. It waits
+// for the write.
+func (e *Engine) EndOwner(ctx context.Context, email string) error {
+	_, err := RunServer[riffstate.EndOwner, struct{}](ctx, e, riffstate.EndOwner{Email: email})
+	return err
+}
+
+// Announce sends the command announce of the server: a note of the
+// server in a thread (the warning to the owner). It waits for the
+// write.
+func (e *Engine) Announce(ctx context.Context, a riffstate.Announce) error {
+	_, err := RunServer[riffstate.Announce, struct{}](ctx, e, a)
+	return err
 }

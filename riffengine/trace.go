@@ -94,7 +94,14 @@ func traceNoRecord(log *slog.Logger, en *entry) {
 	log.Info("no_change", callerAttr(en.sent.caller), "command", en.sent.command, "result", "no_change")
 }
 
+// isPeople says whether a command is of the people: the routed ones and
+// admit, and the commands of the server that name an email in their
+// refusals (grant_owner, end_owner, name_owner).
 func isPeople(kind record.Command) bool {
+	switch kind {
+	case record.CommandGrantOwner, record.CommandEndOwner, record.CommandNameOwner:
+		return true
+	}
 	return slices.Contains(riffstate.PeopleCommands(), kind)
 }
 

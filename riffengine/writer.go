@@ -179,17 +179,48 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	}
 	drops := e.takeDropsLocked()
 	e.sinceCkp += len(records)
+	beforeEnds := e.beforeEnds
 	e.mu.Unlock()
 
 	if len(drops) > 0 {
 		e.logDrops(drops, false)
 	}
+	if len(effects.Ends) > 0 && beforeEnds != nil {
+		beforeEnds()
+	}
+	e.endSignIns(entries, effects.Ends)
 	e.streams.send(effects)
 	for _, en := range entries {
 		if len(en.made) == 0 && en.sent != nil {
 			traceNoRecord(e.log, en)
 		}
 		close(en.done)
+	}
+}
+
+// endSignIns is the effect of each written member_removed and
+// signins_ended: the token store ends each sign-in of the user from
+// before the position of the record, and keeps that position as the
+// floor of the user under its own lock, so that no sign-in of the
+// person below it starts after now. The count goes to the entry that
+// made the record, for its reply. A user with no sign-in yet (no
+// person_joined) has none to end: a sign-in of it checked before the
+// record would have written person_joined before it.
+func (e *Engine) endSignIns(entries []*entry, ends []riffstate.SignInsEnd) {
+	if e.signIns == nil {
+		return
+	}
+	for _, end := range ends {
+		if end.User == "" {
+			continue
+		}
+		n := e.signIns.End(end.User, end.Position)
+		for _, en := range entries {
+			if len(en.made) > 0 && en.made[0].Position <= end.Position && end.Position <= en.made[len(en.made)-1].Position {
+				en.ended += n
+				break
+			}
+		}
 	}
 }
 

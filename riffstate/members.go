@@ -235,11 +235,11 @@ func (r Remove) Handle(c Caller, v View, now Now) (Handled, error) {
 	return Handled{Changes: append(changes, record.MemberRemoved{Email: email})}, nil
 }
 
-// Reply: the email. Ended is the number of sign-ins that ended, which
-// the engine sets after its effect.
+// Reply: the email, and the number of sign-ins that ended, which the
+// engine counts in its effect (Done.Ended).
 func (r Remove) Reply(c Caller, v View, d Done, now Now) wire.EndedReply {
 	removed, _ := madeOf[record.MemberRemoved](d)
-	return wire.EndedReply{Email: removed.Email,
+	return wire.EndedReply{Email: removed.Email, Ended: d.Ended,
 		Text: fmt.Sprintf("%s is no member of the riff now, and each sign-in of the person ends.", removed.Email)}
 }
 
@@ -354,15 +354,15 @@ func (r Revoke) Handle(c Caller, v View, now Now) (Handled, error) {
 	return Handled{Changes: []record.Change{record.SigninsEnded{Email: email}}}, nil
 }
 
-// Reply: the email. Ended is the number of sign-ins that ended, which
-// the engine sets after its effect.
+// Reply: the email, and the number of sign-ins that ended, which the
+// engine counts in its effect (Done.Ended).
 func (r Revoke) Reply(c Caller, v View, d Done, now Now) wire.EndedReply {
 	ended, _ := madeOf[record.SigninsEnded](d)
 	text := fmt.Sprintf("Each sign-in of %s ends now: the person signs in again with riff login.", ended.Email)
 	if r.own(c) {
 		text = "Each of your sign-ins ends now, on each machine: riff login signs you in again."
 	}
-	return wire.EndedReply{Email: ended.Email, Text: text}
+	return wire.EndedReply{Email: ended.Email, Ended: d.Ended, Text: text}
 }
 
 // checkChat refuses the thread chat to a caller who is not a member, in

@@ -42,9 +42,13 @@ type Handled struct {
 }
 
 // Done is what the writer hands back to a command once its chunk is
-// written: the records of the command.
+// written: the records of the command, and Ended, the number of
+// sign-ins that the effect of its member_removed or signins_ended ended
+// (the engine counts them; a kept call gives 0, as the state keeps only
+// the records).
 type Done struct {
-	Made []record.Record
+	Made  []record.Record
+	Ended int
 }
 
 // Options set a state.

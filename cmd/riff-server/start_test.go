@@ -60,7 +60,8 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{"127.0.0.1:7878", "-listen", "RIFF_LISTEN", "-listen-anywhere", "-dir", "RIFF_DIR", "-bucket", "RIFF_BUCKET",
 		"-checkpoint-every", "-checkpoint-interval", "-lease-wait", "log",
-		"-issuer", "-client-id", "-client-secret", "-allowed-domain", "-owner", "-require-sign-in", "-public-url", "RIFF_PUBLIC_URL"} {
+		"-issuer", "-client-id", "-client-secret", "-allowed-domain", "-owner", "-require-sign-in", "-public-url", "RIFF_PUBLIC_URL",
+		"-admins", "RIFF_ADMINS", "-owner-wait", "RIFF_OWNER_WAIT", "-owner-gone", "RIFF_OWNER_GONE", "-owner-warn", "RIFF_OWNER_WARN"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("riff-server --help does not name %q:\n%s", want, out)
 		}
