@@ -149,8 +149,18 @@ func TestGivenATeamRiffWhenTheOwnerInvitesMakesAnAdminPassesTheRoleAndRemovesThe
 	t.Cleanup(func() { p.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
-	// The owner of the settings is mike@example.com (--owner).
-	s := startSignInServer(t, bin, t.TempDir(), p)
+	// The owner of the settings is mike@example.com (--owner); the
+	// reply to an invite names the public URL.
+	addr := freePort(t)
+	s := &riffServer{t: t, bin: bin, addr: addr, dir: t.TempDir(), signIn: true,
+		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com", "--public-url", "http://" + addr}}
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("the log of riff-server:\n%s", s.log.String())
+		}
+	})
+	s.start()
 	var script strings.Builder
 	mike := newTeamMachine(t, bin, s.url(), "pangolin", &script)
 	ann := newTeamMachine(t, bin, s.url(), "thelio", &script)
@@ -168,7 +178,7 @@ func TestGivenATeamRiffWhenTheOwnerInvitesMakesAnAdminPassesTheRoleAndRemovesThe
 	}
 
 	// The owner invites ann, who signs in on a second machine.
-	wantIn(t, "riff invite", mike.ok("invite", "ann@example.com"), "ann@example.com may join the riff now.")
+	wantIn(t, "riff invite", mike.ok("invite", "ann@example.com"), "ann@example.com may join the riff now. The person signs in with: riff login --server "+s.url()+"\n")
 	wantIn(t, "riff people after the invite", mike.ok("people"), "-     ann@example.com   may join\n")
 	ann.signIn(ctx, p, "ann@example.com", "ann")
 	wantIn(t, "riff whoami of ann", ann.ok("whoami"), "riff://ann@thelio/acme/app\n", "owner   mike (mike@example.com)\n")
@@ -199,8 +209,15 @@ func TestGivenATeamRiffWhenTheOwnerInvitesMakesAnAdminPassesTheRoleAndRemovesThe
 		t.Errorf("the note of the pass is not a note of mike's machine, signed and verified:\n%s", chat)
 	}
 	wantIn(t, "riff people after the pass", bob.ok("people"), "owner  ann (ann@example.com)\n", "mike  mike@example.com  admin\n")
-	// The old owner is no owner now.
+	// The old owner is no owner now. As an admin he asks for the role
+	// back; the owner denies it, and the server posts both notes.
 	wantIn(t, "riff admin add by the old owner", mike.refused("admin", "add", "bob@example.com"), "Error: mike is not the owner")
+	wantIn(t, "riff owner --take", mike.ok("owner", "--take"), "Your request for the owner role waits until ")
+	wantIn(t, "riff people with a request", ann.ok("people"), "asks   mike (mike@example.com)  for the owner role: it passes at ")
+	wantIn(t, "riff owner --deny by an admin", mike.refused("owner", "--deny"), "Error: mike is not the owner")
+	wantIn(t, "riff owner --deny", ann.ok("owner", "--deny"), "The request of mike@example.com for the owner role is denied.\n")
+	wantIn(t, "chat after the deny", bob.ok("read", "-t", "chat"), "owner: mike (mike@example.com) asks for the owner role.",
+		"owner: the owner denied the request of mike@example.com for the owner role.")
 
 	// The owner removes bob: each sign-in of bob ends, and bob's next
 	// command is refused.

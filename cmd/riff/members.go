@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -302,8 +303,9 @@ func (c *cli) people(ctx context.Context, args []string) error {
 		fs = append(fs, fact{key: "owner", value: "none", color: yellow})
 	}
 	if r.Asked != nil {
+		// In UTC, as the server's texts and notes of the owner role.
 		fs = append(fs, fact{key: "asks", value: clean(personName(*r.Asked)),
-			extra: fmt.Sprintf("for the owner role: it passes at %s, unless the owner runs riff owner --deny", c.timeOf(r.AskedDueMs).Format("2006-01-02 15:04 MST"))})
+			extra: fmt.Sprintf("for the owner role: it passes at %s, unless the owner runs riff owner --deny", time.UnixMilli(r.AskedDueMs).UTC().Format("2006-01-02 15:04 UTC"))})
 	}
 	if r.Domain != "" {
 		fs = append(fs, fact{key: "domain", value: clean(r.Domain), extra: "each person of it may join"})
