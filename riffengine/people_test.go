@@ -137,6 +137,12 @@ func TestGivenEachRoleWhenItSendsEachPeopleCommandOverLoopbackThenThePermitsOfTh
 	if inv.Email != "dan@other.org" || inv.Server != "https://riff.example.com" || !strings.Contains(inv.Text, "riff login --server https://riff.example.com") {
 		t.Errorf("invite reply = %+v; want dan@other.org and the public address", inv)
 	}
+	// A bad email is a clear bad_request, and changes nothing.
+	rep := r.as(cy, wire.Invite{}.Path(), wire.Invite{Me: uri("cy"), Email: "dan at other.org"})
+	wantCode(t, "invite of no email", rep, wire.BadRequest)
+	if !strings.Contains(string(rep.body), "dan at other.org") && !strings.Contains(string(rep.body), "email") {
+		t.Errorf("reply %s; want it to name the bad email", rep)
+	}
 	// An admin of the settings invites too.
 	r.okAs(sam, wire.Invite{}.Path(), wire.Invite{Me: uri("sam"), Email: "eve@other.org"}, &inv)
 	dan := r.join("dan@other.org")
@@ -162,7 +168,7 @@ func TestGivenEachRoleWhenItSendsEachPeopleCommandOverLoopbackThenThePermitsOfTh
 	}
 	// A session cannot send a command of the people, also of the owner.
 	st := r.swap(ada.d, ada.tok.AccessToken, "s1")
-	rep, _ := r.do(req{path: wire.Invite{}.Path(), body: wire.Invite{Me: uri("ada/s1"), Email: "fay@example.com"}, token: st.AccessToken, proofKey: ada.d.key})
+	rep, _ = r.do(req{path: wire.Invite{}.Path(), body: wire.Invite{Me: uri("ada/s1"), Email: "fay@example.com"}, token: st.AccessToken, proofKey: ada.d.key})
 	wantCode(t, "a session of the owner invites", rep, wire.NotAllowed)
 	// The owner passes the role; the old owner stays an admin.
 	r.okAs(ada, wire.PassOwner{}.Path(), wire.PassOwner{Me: uri("ada"), Email: "cy@example.com"}, &text)
@@ -462,6 +468,9 @@ func TestGivenARemoveInTheQueueWhenTheRemovedPersonOrTheirSessionSendsACommandBe
 			t.Errorf("reply %s; want the text of a lost sign-in", rep)
 		}
 	}
+	// After the end, the session token of the removed person is gone too.
+	rep, _ = r.do(req{path: wire.Whoami{}.Path(), body: whoami("bob/s1"), token: st.AccessToken, proofKey: bob.d.key})
+	wantCode(t, "whoami of bob's session after the end", rep, wire.BadToken)
 	for _, rec := range records(t, g) {
 		if rec.By != nil && rec.By.Who.User == "bob" && rec.Command != "register" && rec.Command != "admit" {
 			t.Errorf("record %d by bob after the remove: %s %s", rec.Position, rec.Command, rec.Change.Kind())

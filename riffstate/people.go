@@ -92,11 +92,13 @@ func (n NameOwner) Handle(c Caller, v View, now Now) (Handled, error) {
 func (NameOwner) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
 
 // MayJoin says whether the person of email (and hosted domain, "" with
-// none) may join: the owner that the settings name, the owner, an admin
-// or a member of the log, or the allowed domain of the settings.
+// none) may join: the owner or an admin that the settings name, the
+// owner, an admin or a member of the log, or the allowed domain of the
+// settings.
 func (v View) MayJoin(email, domain string) bool {
 	p := v.riff.People
-	if email == v.opts.Owner || email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email) {
+	if email == v.opts.Owner || slices.Contains(v.opts.Admins, email) ||
+		email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email) {
 		return true
 	}
 	allowed := v.opts.AllowedDomain

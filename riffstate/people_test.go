@@ -55,6 +55,12 @@ func TestGivenAMemberOfTheLogWhenTheySignInThenTheyJoin(t *testing.T) {
 		then(record.PersonJoined{User: "own", Email: "own@other.org"})
 }
 
+func TestGivenAnAdminOfTheSettingsWhenTheySignInThenTheyJoin(t *testing.T) {
+	opts := Options{SignIn: true, PeopleOptions: PeopleOptions{Admins: []string{"sam@other.org"}}}
+	givenIn(t, opts).whenSignIn("sam@other.org", admit("sam@other.org", "")).
+		then(record.PersonJoined{User: "sam", Email: "sam@other.org"})
+}
+
 func TestGivenAKnownEmailWhenItSignsInAgainThenNoRecord(t *testing.T) {
 	opts := Options{SignIn: true, AllowedDomain: "example.com"}
 	f := givenIn(t, opts, rec("", "admit", record.PersonJoined{User: "ada", Email: "ada@example.com"}))

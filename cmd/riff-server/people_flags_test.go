@@ -1,14 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
+	"net"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffstate"
 )
 
@@ -66,4 +72,37 @@ func TestGivenBadPeopleFlagsWhenTheServerStartsThenItSaysWhatIsWrong(t *testing.
 			t.Errorf("check of %q = %v; want an error with %q", c.args, err, c.want)
 		}
 	}
+}
+
+func TestGivenAnAdminOfTheSettingsByEnvWhenTheyInviteAndRemoveOnTheRealBinaryThenTheReplyNamesThePublicURLAndTheSignInEnds(t *testing.T) {
+	needBinary(t)
+	p := startProvider(t)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
+	public := "http://" + addr
+	s := start(t, serverOpts{addr: addr, args: signInArgs(p, "--owner", "ada@example.com", "--public-url", public),
+		env: []string{"RIFF_ADMINS=Sam@Example.com"}})
+	sam, bob := newMachine(t, s.URL), newMachine(t, s.URL)
+	var pr wire.ProviderReply
+	_ = json.Unmarshal(sam.call(http.MethodPost, wire.SignInProvider{}.Path(), "", wire.SignInProvider{}).Body, &pr)
+	p.SetNext(oidcfake.Identity{Email: "sam@example.com"})
+	samTok := sam.signIn(browserIDToken(t, pr))
+
+	r := sam.call(http.MethodPost, wire.Invite{}.Path(), samTok.AccessToken, wire.Invite{Me: person("sam"), Email: "bob@other.org"})
+	var inv wire.InviteReply
+	if err := json.Unmarshal(r.Body, &inv); err != nil || r.Status != http.StatusOK {
+		t.Fatalf("invite by the admin of RIFF_ADMINS = %s; want 200", r)
+	}
+	if inv.Server != public {
+		t.Errorf("invite reply names %q; want the public URL %q", inv.Server, public)
+	}
+	p.SetNext(oidcfake.Identity{Email: "bob@other.org"})
+	bobTok := bob.signIn(browserIDToken(t, pr))
+	refusedWith(t, bob.call(http.MethodPost, wire.Invite{}.Path(), bobTok.AccessToken, wire.Invite{Me: person(bobTok.User), Email: "cy@other.org"}), wire.NotAllowed, http.StatusForbidden)
+
+	r = sam.call(http.MethodPost, wire.Remove{}.Path(), samTok.AccessToken, wire.Remove{Me: person("sam"), Email: "bob@other.org"})
+	var ended wire.EndedReply
+	if err := json.Unmarshal(r.Body, &ended); err != nil || r.Status != http.StatusOK || ended.Ended != 1 {
+		t.Fatalf("remove of bob = %s; want 200 with 1 sign-in ended", r)
+	}
+	refusedWith(t, bob.call(http.MethodPost, wire.Whoami{}.Path(), bobTok.AccessToken, wire.Whoami{Me: person(bobTok.User)}), wire.BadToken, http.StatusUnauthorized)
 }

@@ -95,9 +95,9 @@ type InviteReply struct {
 }
 
 // EndedReply is the reply of a remove and of a revoke: the email of the
-// person and the number of its sign-ins that ended. riffstate gives
-// Ended as 0: the end of the sign-ins is an effect of the engine after
-// the write of the record, and the engine sets Ended from it.
+// person and the number of its sign-ins that ended. The end of the
+// sign-ins is an effect of the engine after the write of the record; the
+// engine counts them (0 in the kept reply of a repeated call).
 type EndedReply struct {
 	Email string `json:"email"`
 	Ended int    `json:"ended"`
