@@ -16,7 +16,7 @@ import (
 // the list is in the help and runs, and no other runs. Each heading of
 // riff --help has its file with its commands, their flags and their
 // runs: start.go (Get started), work.go (Work in the riff), lead.go
-// (Lead). docs/cli.md says how to add one.
+// (Lead), members.go (Members). docs/cli.md says how to add one.
 
 // heading is a heading of riff --help with its commands, in order.
 // The commands come from the file of the heading.
@@ -30,12 +30,13 @@ type heading struct {
 
 // riffCommands is the list of the commands of riff, in the order of riff
 // --help, under the headings of the guide ("Find a command"). A heading
-// of the guide with no command yet (Pull requests, Members) is not in it.
+// of the guide with no command yet (Pull requests) is not in it.
 func riffCommands() []heading {
 	return []heading{
 		{title: "Get started", commands: startCommands()},
 		{title: "Work in the riff", commands: workCommands()},
 		{title: "Lead", commands: leadCommands()},
+		{title: "Members", commands: memberCommands()},
 		{title: "Agent sessions", commands: []command{relayCommand()}, hidden: true},
 	}
 }

@@ -58,8 +58,10 @@ func testPipe(t *testing.T, bin string) {
 	steps := []struct {
 		session string
 		args    []string
-		// whole are the texts that the output holds whole.
-		whole []string
+		// whole are the texts that the output holds whole; wholeErr those
+		// of stderr, and code the exit code.
+		whole, wholeErr []string
+		code            int
 	}{
 		{args: []string{"resume", "--riff"}},
 		{session: a, args: []string{"whoami"}, whole: []string{"riff://mike@pangolin/acme/app?session=" + a}},
@@ -89,6 +91,19 @@ func testPipe(t *testing.T, bin string) {
 		{args: []string{"pause"}},
 		{args: []string{"resume"}},
 		{args: []string{"server"}},
+		// The commands of Members: a riff with no sign-in has no people,
+		// and riff says what that means, whole.
+		{args: []string{"invite", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "invite")}},
+		{args: []string{"remove", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "remove")}},
+		{args: []string{"admin", "add", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "admin add")}},
+		{args: []string{"admin", "remove", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "admin remove")}},
+		{args: []string{"owner", "--take"}, code: exitFail, wholeErr: []string{noPeople(server, "owner --take")}},
+		{args: []string{"owner", "--pass", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "owner --pass")}},
+		{args: []string{"owner", "--deny"}, code: exitFail, wholeErr: []string{noPeople(server, "owner --deny")}},
+		{args: []string{"revoke"}, code: exitFail, wholeErr: []string{noPeople(server, "revoke")}},
+		{args: []string{"revoke", "ann@example.com"}, code: exitFail, wholeErr: []string{noPeople(server, "revoke")}},
+		{args: []string{"people"}, code: exitFail, wholeErr: []string{noPeople(server, "people")}},
+		{args: []string{"help", "invite"}},
 		{args: []string{"--help"}},
 		{args: []string{"help", "post"}},
 		{args: []string{"help", "server"}},
@@ -105,13 +120,18 @@ func testPipe(t *testing.T, bin string) {
 	for _, step := range steps {
 		args := replaceArg(replaceArg(step.args, "NOTES2", notes2), "NOTES", notes)
 		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + server}, args...)
-		if code != exitOK {
-			t.Errorf("riff %s: exit %d, stderr %q", step.args[0], code, stderr)
+		if code != step.code {
+			t.Errorf("riff %s: exit %d, stderr %q; want exit %d", strings.Join(step.args, " "), code, stderr, step.code)
 		}
 		checkNoCut(t, "riff "+strings.Join(step.args, " "), stdout+stderr)
 		for _, want := range step.whole {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("riff %s through a pipe does not hold the text of %d characters whole:\n%s", step.args[0], len([]rune(want)), stdout)
+			}
+		}
+		for _, want := range step.wholeErr {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("riff %s through a pipe does not hold the text %q whole on stderr:\n%s", strings.Join(step.args, " "), want, stderr)
 			}
 		}
 	}
@@ -121,6 +141,13 @@ func testPipe(t *testing.T, bin string) {
 	if !strings.Contains(tail.stdout.String(), bodyIndent+texts.body+"\n") {
 		t.Errorf("riff tail through a pipe does not show the body of 2,000 characters whole on its line:\n%s", tail.stdout.String())
 	}
+}
+
+// noPeople is the error of a command of Members in a riff with no
+// sign-in, on one line.
+func noPeople(server, cmd string) string {
+	return "Error: The riff at " + server + " has no sign-in, so it has no people: no member, admin or owner, and riff-server " +
+		"trusts each caller on its network as an admin. riff " + cmd + " needs a riff with sign-in (riff-server --client-id); see riff help invite\n"
 }
 
 // checkNoCut fails when out holds a … : none of the texts of the test

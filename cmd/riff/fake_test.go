@@ -26,6 +26,11 @@ type fakeServer struct {
 	// frontEnd answers as Cloud Run with no instance: 500 with no
 	// riff-build, then each later call as the server.
 	frontEnd int
+	// noSignIn refuses each command of the people with no_sign_in and
+	// gives an empty list of the people, as a riff with no sign-in does;
+	// owner is the owner line of who and whoami.
+	noSignIn bool
+	owner    string
 	mu       sync.Mutex
 	calls    []string
 }
@@ -79,7 +84,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !me.IsPerson() {
 			me = me.With([]name.Item{"issue-6"}, false)
 		}
-		enc.Encode(wire.WhoamiReply{URI: me, Here: "running", Pauses: pauses, Build: f.build})
+		enc.Encode(wire.WhoamiReply{URI: me, Here: "running", Pauses: pauses, Build: f.build, Owner: f.owner})
 	case "/v1/who":
 		rows := []wire.WhoRow{
 			{URI: lead, You: true, State: "busy", Role: "lead", Detail: "working on #6"},
@@ -89,7 +94,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if fields["all"] == true {
 			rows = append(rows, wire.WhoRow{URI: uri("riff://mike@pangolin/acme/app?session=068a2cc2-1111"), State: "gone", Detail: "ended 5m ago", Gone: true})
 		}
-		enc.Encode(wire.WhoReply{Pauses: pauses, Build: f.build, Rows: rows, Act: "acme/strata is paused: riff resume --repo acme/strata ends it."})
+		enc.Encode(wire.WhoReply{Pauses: pauses, Build: f.build, Rows: rows, Owner: f.owner, Act: "acme/strata is paused: riff resume --repo acme/strata ends it."})
 	case "/v1/threads":
 		enc.Encode(wire.ThreadsReply{Threads: []wire.ThreadInfo{
 			{Thread: "dm:a6cf2205-9a1b", Title: "direct with mike@pangolin:app", Last: 1, Unread: 1},
@@ -131,6 +136,10 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			enc.Encode(wire.PostReply{Thread: "dm:" + tell, Seq: 2, Woke: []name.SessionURI{worker}})
+			return
+		}
+		if str("thread") == "chat" {
+			enc.Encode(wire.PostReply{Thread: "chat", Seq: 129})
 			return
 		}
 		reply := wire.PostReply{Thread: "acme/app", Seq: 2529, Woke: []name.SessionURI{worker}}
@@ -195,8 +204,76 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Chunks:     12, Sessions: 8, Cursors: 40, Threads: 9, MemoryBytes: 35_000_000, StartedAgoMs: 7_200_000, ReplayMs: 120, Store: "dir"})
 	case "/v1/tail":
 		f.tail(w, r)
+	case "/v1/invite", "/v1/remove", "/v1/admin/set", "/v1/owner/pass", "/v1/owner/take", "/v1/owner/deny", "/v1/revoke", "/v1/people":
+		f.people(w, r.URL.Path, fields)
 	default:
 		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+// people answers the commands of the people and the list of the
+// people.
+func (f *fakeServer) people(w http.ResponseWriter, path string, fields map[string]any) {
+	str := func(k string) string { s, _ := fields[k].(string); return s }
+	enc := json.NewEncoder(w)
+	if f.noSignIn {
+		if path == "/v1/people" {
+			enc.Encode(wire.PeopleReply{Admins: []wire.Person{}, Members: []wire.Person{}, MayJoin: []wire.Person{}})
+			return
+		}
+		refuse(w, wire.NoSignIn, "this riff has no sign-in, so it has no people: the command invite needs a riff with sign-in")
+		return
+	}
+	email := str("email")
+	switch path {
+	case "/v1/invite":
+		enc.Encode(wire.InviteReply{Email: email, Server: "https://riff.example.com",
+			Text: email + " may join the riff now. The person signs in with: riff login --server https://riff.example.com"})
+	case "/v1/remove":
+		if email == "mike@example.com" {
+			refuse(w, wire.NotAllowed, "mike@example.com is the owner: the owner cannot be removed")
+			return
+		}
+		enc.Encode(wire.EndedReply{Email: email, Ended: 2, Text: email + " is no member of the riff now, and each sign-in of the person ends."})
+	case "/v1/admin/set":
+		if fields["admin"] == true {
+			enc.Encode(wire.TextReply{Text: email + " is an admin of the riff now."})
+			return
+		}
+		enc.Encode(wire.TextReply{Text: email + " is no admin now, and stays a member of the riff."})
+	case "/v1/owner/pass":
+		enc.Encode(wire.TextReply{Text: email + " is the owner of the riff now. You stay an admin."})
+	case "/v1/owner/take":
+		enc.Encode(wire.OwnerReply{DueMs: 1790517720000, Text: "Your request for the owner role waits until 2026-09-28 12:02 UTC: the owner can deny it until then. After it, you are the owner."})
+	case "/v1/owner/deny":
+		enc.Encode(wire.TextReply{Text: "The request of ann@example.com for the owner role is denied."})
+	case "/v1/revoke":
+		if email == "" {
+			enc.Encode(wire.EndedReply{Email: "mike@example.com", Ended: 1, Text: "Each sign-in of mike@example.com ends now: the person signs in again with riff login."})
+			return
+		}
+		enc.Encode(wire.EndedReply{Email: email, Text: "Each sign-in of " + email + " ends now: the person signs in again with riff login."})
+	case "/v1/people":
+		if uri(str("me")).User == "guest" {
+			// A caller who is no member reads the users alone.
+			enc.Encode(wire.PeopleReply{Owner: &wire.Person{User: "mike"}, Admins: []wire.Person{{User: "ann"}},
+				Members: []wire.Person{{User: "brett"}}, MayJoin: []wire.Person{}})
+			return
+		}
+		if uri(str("me")).User == "nobody" {
+			// A riff with sign-in and no owner.
+			enc.Encode(wire.PeopleReply{Admins: []wire.Person{{User: "ann", Email: "ann@example.com"}},
+				Members: []wire.Person{{User: "nobody", Email: "nobody@example.com"}}, MayJoin: []wire.Person{}, Emails: true})
+			return
+		}
+		enc.Encode(wire.PeopleReply{
+			Owner: &wire.Person{User: "mike", Email: "mike@example.com"},
+			Asked: &wire.Person{User: "ann", Email: "ann@example.com"}, AskedDueMs: 1790517720000,
+			Admins:  []wire.Person{{User: "ann", Email: "ann@example.com"}, {Email: "root@example.com", Settings: true}},
+			Members: []wire.Person{{User: "brett", Email: "brett@example.com"}},
+			MayJoin: []wire.Person{{Email: "carol@example.com"}},
+			Domain:  "example.com", Emails: true,
+		})
 	}
 }
 

@@ -48,6 +48,10 @@ type golden struct {
 	signIn bool
 	// frontEnd is the number of calls that get the 500 of Cloud Run.
 	frontEnd int
+	// noSignIn makes the fake server a riff with no sign-in for the
+	// commands of the people; owner is its owner line.
+	noSignIn bool
+	owner    string
 }
 
 // goldenCases are the commands of the guide. The same cases run against
@@ -111,6 +115,29 @@ func goldenCases() []golden {
 		{name: "help-server", args: []string{"help", "server"}},
 		{name: "help-tail", args: []string{"help", "tail"}},
 		{name: "help-login", args: []string{"help", "login"}},
+		{name: "whoami-owner", args: []string{"whoami"}, owner: "mike (mike@example.com)"},
+		{name: "who-no-owner", args: []string{"who"}, owner: "none", color: true},
+		{name: "invite", args: []string{"invite", "ann@example.com"}},
+		{name: "invite-no-email", args: []string{"invite"}},
+		{name: "invite-no-sign-in", args: []string{"invite", "ann@example.com"}, noSignIn: true},
+		{name: "remove", args: []string{"remove", "brett@example.com"}},
+		{name: "remove-owner", args: []string{"remove", "mike@example.com"}},
+		{name: "admin-add", args: []string{"admin", "add", "ann@example.com"}},
+		{name: "admin-remove", args: []string{"admin", "remove", "ann@example.com"}},
+		{name: "admin-no-word", args: []string{"admin", "ann@example.com"}},
+		{name: "owner-take", args: []string{"owner", "--take"}},
+		{name: "owner-pass", args: []string{"owner", "--pass", "ann@example.com"}},
+		{name: "owner-deny", args: []string{"owner", "--deny"}},
+		{name: "owner-two", args: []string{"owner", "--take", "--deny"}},
+		{name: "owner-no-sign-in", args: []string{"owner", "--take"}, noSignIn: true},
+		{name: "revoke", args: []string{"revoke"}},
+		{name: "revoke-other", args: []string{"revoke", "brett@example.com"}},
+		{name: "people", args: []string{"people"}, color: true},
+		{name: "people-not-member", args: []string{"people"}, env: map[string]string{"USER": "guest"}},
+		{name: "people-no-owner", args: []string{"people"}, env: map[string]string{"USER": "nobody"}, color: true},
+		{name: "people-no-sign-in", args: []string{"people"}, noSignIn: true},
+		{name: "help-invite", args: []string{"help", "invite"}},
+		{name: "help-owner", args: []string{"help", "owner"}},
 		{name: "version", args: []string{"--version"}},
 		{name: "unknown-command", args: []string{"frobnicate"}},
 	}
@@ -266,7 +293,7 @@ func TestGoldenFake(t *testing.T) {
 	}
 	for _, g := range goldenCases() {
 		t.Run(g.name, func(t *testing.T) {
-			fake := &fakeServer{t: t, build: testBuild, signIn: g.signIn}
+			fake := &fakeServer{t: t, build: testBuild, signIn: g.signIn, noSignIn: g.noSignIn, owner: g.owner}
 			if g.serverBuild != "" {
 				fake.build = g.serverBuild
 			}

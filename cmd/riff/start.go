@@ -18,8 +18,8 @@ func startCommands() []command {
 		{
 			name: "whoami", usage: "whoami", short: "show your URI, the state of the riff and the build",
 			long: `Shows your URI (as a person, or as the session of --session or
-RIFF_SESSION), the state of the riff and each paused repository, and the
-build of riff. When the builds differ, the fact riff-server shows the build
+RIFF_SESSION), the state of the riff and each paused repository, the owner
+of a riff with sign-in (none when it has none), and the build of riff. When the builds differ, the fact riff-server shows the build
 of the server.
 `,
 			flags: noFlags((*cli).whoami), interspersed: true,
@@ -96,9 +96,25 @@ func (c *cli) whoami(ctx context.Context, args []string) error {
 	}
 	fs = append(fs, fact{key: "uri", value: clean(uri.String())})
 	fs = append(fs, c.pauseFacts(r.Pauses)...)
+	// The owner line, as in who: the server gives it in a riff with
+	// sign-in.
+	fs = append(fs, ownerFacts(r.Owner)...)
 	fs = append(fs, c.buildFacts(r.Build)...)
 	c.out.facts(fs)
 	return nil
+}
+
+// ownerFacts gives the fact owner of who and whoami: the owner line of
+// the server (none in yellow: the riff has no owner), and nothing in a
+// riff with no sign-in.
+func ownerFacts(line string) []fact {
+	switch line {
+	case "":
+		return nil
+	case "none":
+		return []fact{{key: "owner", value: "none", color: yellow}}
+	}
+	return []fact{{key: "owner", value: clean(line)}}
 }
 
 func cutID(id string, n int) string {
@@ -156,9 +172,7 @@ func (c *cli) who(ctx context.Context, args []string, long, all bool) error {
 		return err
 	}
 	fs := c.pauseFacts(r.Pauses)
-	if r.Owner != "" {
-		fs = append(fs, fact{key: "owner", value: clean(r.Owner)})
-	}
+	fs = append(fs, ownerFacts(r.Owner)...)
 	fs = append(fs, c.buildFacts(r.Build)...)
 	c.out.facts(fs)
 	c.out.text("")
