@@ -42,6 +42,7 @@ type Tokens interface {
 	Refresh(refresh, key string) (tokens.Pair, error)
 	Swap(access, key, session string) (tokens.Pair, error)
 	Lookup(access string) (tokens.Token, error)
+	KeyOfRefresh(refresh string) (string, bool)
 }
 
 var _ Tokens = (*tokens.Store)(nil)

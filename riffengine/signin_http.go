@@ -118,7 +118,10 @@ func (s *Handler) refreshCall(w http.ResponseWriter, r *http.Request) {
 	}
 	pair, err := s.signIn.tokens.Refresh(call.RefreshToken, thumb)
 	if err != nil {
-		s.tokenFail(w, r, err, thumb)
+		// The line of a proof of another key names the key of the
+		// token's sign-in.
+		key, _ := s.signIn.tokens.KeyOfRefresh(call.RefreshToken)
+		s.tokenFail(w, r, err, key)
 		return
 	}
 	s.writeJSON(w, s.tokenReply(pair))

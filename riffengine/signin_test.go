@@ -20,6 +20,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/como-technologies/riff/riffcore/dpop"
+	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
@@ -540,4 +541,28 @@ func TestGivenTheSignInsOfAPersonEndedWhenTheySignInFromBeforeTheEndThenBadToken
 	if !strings.Contains(string(rep.body), "riff login") {
 		t.Errorf("reply %s; want the text of an ended sign-in", rep)
 	}
+}
+
+func TestGivenARefreshWithAProofOfAnotherKeyWhenItIsRefusedThenItsLineNamesTheKeyOfTheSignInNotOfTheProof(t *testing.T) {
+	r := startSignedIn(t, adaOpts)
+	d, thief := newDevice(t), newDevice(t)
+	tr := r.signIn(d, "ada@example.com")
+	rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: tr.RefreshToken}, proofKey: thief.key})
+	wantRefused(t, rep, wire.BadProof, http.StatusUnauthorized)
+	denied := r.logs.with(t, "denied")
+	if len(denied) != 1 {
+		t.Fatalf("denied lines = %v; want one", denied)
+	}
+	if got := denied[0]["key"]; got != thumbOf(t, d) {
+		t.Errorf("the key of the line = %v; want the key of the sign-in %s, not of the proof %s", got, thumbOf(t, d), thumbOf(t, thief))
+	}
+}
+
+func thumbOf(t *testing.T, d device) string {
+	t.Helper()
+	tp, err := signed.Thumbprint(&d.key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
 }

@@ -467,3 +467,25 @@ func (s *Store) Live() int {
 	defer s.mu.Unlock()
 	return len(s.signIns)
 }
+
+// KeyOfRefresh gives the thumbprint of the device key of the sign-in of
+// a refresh token that the store holds (its current generation or the
+// one before it), for the line of a refused refresh: the line names the
+// key of the token, not the key of a proof that somebody else made.
+func (s *Store) KeyOfRefresh(refresh string) (string, bool) {
+	chain, gen, _, err := ParseRefresh(refresh)
+	if err != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	si, ok := s.signIns[chain]
+	if !ok {
+		return "", false
+	}
+	h := hashOf(refresh)
+	if (gen == si.gen && h == si.current) || (gen == si.prevGen && si.prevGen != 0 && h == si.prev) {
+		return si.key, true
+	}
+	return "", false
+}
