@@ -302,11 +302,7 @@ func runLogin(t *testing.T, bin string, env []string, approve func(line string),
 
 func TestGivenARiffWithSignInWhenRiffLoginRunsThenCommandsCarryTheSignInUntilItEnds(t *testing.T) {
 	bin := buildRiff(t, "riff")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	p.SetNext(oidcfake.Identity{Email: "mike@example.com"})
 	s := newSignInRiff(t, p)
 	home := t.TempDir()
@@ -411,11 +407,7 @@ func TestGivenARiffWithSignInWhenRiffLoginRunsThenCommandsCarryTheSignInUntilItE
 
 func TestGivenVersionsThatDoNotMatchWhenRiffLoginRunsThenItSignsIn(t *testing.T) {
 	bin := buildRiff(t, "riff")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	s := newSignInRiff(t, p)
 	s.mu.Lock()
 	s.build = "9.0.0 7213825ab1c2 2026-09-27T20:10:44Z"
@@ -463,11 +455,7 @@ func deviceLogin(t *testing.T, ctx context.Context, bin string, p *oidcfake.Prov
 
 func TestGivenALostSignInWhenAWatchRunsThenItSaysSoOnceAndGoesOnAfterRiffLoginInAnotherTerminal(t *testing.T) {
 	bin := buildRiff(t, "riff")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	s := newSignInRiff(t, p)
 	home := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

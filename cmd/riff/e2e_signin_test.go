@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,12 +42,30 @@ func waitProvider(t *testing.T, server string) {
 	t.Fatalf("riff-server at %s gives no provider after 30 s", server)
 }
 
-// startSignInServer starts the real riff-server with the provider p and
-// the owner mike@example.com; dir "" keeps its state in memory.
-func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider) *riffServer {
+// newProvider starts the OpenID provider of the tests, with the client of
+// riff login; a cleanup stops it.
+func newProvider(t *testing.T) *oidcfake.Provider {
 	t.Helper()
-	s := &riffServer{t: t, bin: bin, addr: freePort(t), dir: dir, signIn: true,
-		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com"}}
+	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// startSignInServer starts the real riff-server with the provider p, the
+// owner mike@example.com and the flags more; dir "" keeps its state in
+// memory; ADDR in a flag is the address of the server. A cleanup stops
+// it, and shows its log when the test failed.
+func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider, more ...string) *riffServer {
+	t.Helper()
+	addr := freePort(t)
+	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com")
+	for i, arg := range more {
+		more[i] = strings.ReplaceAll(arg, "ADDR", addr)
+	}
+	s := &riffServer{t: t, bin: bin, addr: addr, dir: dir, signIn: true, args: more}
 	t.Cleanup(func() {
 		s.stop()
 		if t.Failed() {
@@ -66,11 +85,7 @@ func loginAt(t *testing.T, ctx context.Context, bin string, p *oidcfake.Provider
 
 func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARestartWithNoStoreIsANewRiff(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	s := startSignInServer(t, bin, "", p)
@@ -116,11 +131,7 @@ func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARe
 
 func TestGivenTheRealRiffServerWithADirectoryWhenItRestartsThenTheSignInStays(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	s := startSignInServer(t, bin, t.TempDir(), p)
@@ -181,11 +192,7 @@ func reuseRefresh(t *testing.T, s *riffServer, home string) {
 
 func TestGivenARelayWhenItsSignInEndsThenEachToolSaysSoUntilRiffLoginAndThenWorks(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	s := startSignInServer(t, bin, "", p)

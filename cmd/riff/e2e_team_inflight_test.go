@@ -22,22 +22,10 @@ import (
 // kill -9 of riff-server and a start.
 func TestGivenASignInInFlightWhenTheOwnerRemovesThePersonThenThePersonGetsNoCommandThroughAtAnyStep(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	s := &riffServer{t: t, bin: bin, addr: freePort(t), dir: t.TempDir(), signIn: true,
-		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com"}}
-	t.Cleanup(func() {
-		s.stop()
-		if t.Failed() {
-			t.Logf("the log of riff-server:\n%s", s.log.String())
-		}
-	})
-	s.start()
+	s := startSignInServer(t, bin, t.TempDir(), p)
 	var script strings.Builder
 	mike := newTeamMachine(t, bin, s.url(), "pangolin", &script)
 	mike.signIn(ctx, p, "mike@example.com", "mike")

@@ -76,24 +76,11 @@ func keptTokens(t *testing.T, home, server string) []string {
 // token or the body of a post.
 func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThenTheMessageVerifiesAndBothSignInsStay(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const life = 3 * time.Second
-	s := &riffServer{t: t, bin: bin, addr: freePort(t), dir: t.TempDir(), signIn: true,
-		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com",
-			"--allowed-domain", "example.com", "--access-life", life.String()}}
-	t.Cleanup(func() {
-		s.stop()
-		if t.Failed() {
-			t.Logf("the log of riff-server:\n%s", s.log.String())
-		}
-	})
-	s.start()
+	s := startSignInServer(t, bin, t.TempDir(), p, "--allowed-domain", "example.com", "--access-life", life.String())
 	dir := repoDir(t)
 	mike, ann := t.TempDir(), t.TempDir()
 	annHost := "RIFF_HOST=heron"

@@ -142,25 +142,12 @@ func wantIn(t *testing.T, what, out string, wants ...string) {
 
 func TestGivenATeamRiffWhenTheOwnerInvitesMakesAnAdminPassesTheRoleAndRemovesThenEachMachineSeesIt(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
 	// The owner of the settings is mike@example.com (--owner); the
 	// reply to an invite names the public URL.
-	addr := freePort(t)
-	s := &riffServer{t: t, bin: bin, addr: addr, dir: t.TempDir(), signIn: true,
-		args: []string{"--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com", "--public-url", "http://" + addr}}
-	t.Cleanup(func() {
-		s.stop()
-		if t.Failed() {
-			t.Logf("the log of riff-server:\n%s", s.log.String())
-		}
-	})
-	s.start()
+	s := startSignInServer(t, bin, t.TempDir(), p, "--public-url", "http://ADDR")
 	var script strings.Builder
 	mike := newTeamMachine(t, bin, s.url(), "pangolin", &script)
 	ann := newTeamMachine(t, bin, s.url(), "thelio", &script)
