@@ -41,33 +41,24 @@ const sessions = "sessions"
 // $XDG_RUNTIME_DIR/riff, $XDG_STATE_HOME/riff and ~/.local/state/riff
 // that is set, and makes it private: mode 0700, each file in it 0600. A
 // wider mode is fixed; when it cannot be, the error is the guide's line.
-func Dir(getenv func(string) string) (string, error) {
-	var dir string
-	switch {
-	case getenv("RIFF_HOME") != "":
-		dir = filepath.Join(getenv("RIFF_HOME"), "state")
-	case getenv("XDG_RUNTIME_DIR") != "":
-		dir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "riff")
-	case getenv("XDG_STATE_HOME") != "":
-		dir = filepath.Join(getenv("XDG_STATE_HOME"), "riff")
-	case getenv("HOME") != "":
-		dir = filepath.Join(getenv("HOME"), ".local", "state", "riff")
-	default:
-		return "", errors.New("riff has no local folder: set HOME, XDG_STATE_HOME or RIFF_HOME")
-	}
-	return makePrivate(dir)
-}
+func Dir(getenv func(string) string) (string, error) { return folder(getenv, true) }
 
 // KeptDir gives the local folder of what must outlive a logout, the
 // sign-in of the machine: the first of $RIFF_HOME/state,
 // $XDG_STATE_HOME/riff and ~/.local/state/riff that is set, never
 // $XDG_RUNTIME_DIR (the system clears it at a logout, as the guide says
 // of the mark of a leave). It is private as Dir is.
-func KeptDir(getenv func(string) string) (string, error) {
+func KeptDir(getenv func(string) string) (string, error) { return folder(getenv, false) }
+
+// folder picks the local folder, with $XDG_RUNTIME_DIR when runtime
+// says so, and makes it private.
+func folder(getenv func(string) string, runtime bool) (string, error) {
 	var dir string
 	switch {
 	case getenv("RIFF_HOME") != "":
 		dir = filepath.Join(getenv("RIFF_HOME"), "state")
+	case runtime && getenv("XDG_RUNTIME_DIR") != "":
+		dir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "riff")
 	case getenv("XDG_STATE_HOME") != "":
 		dir = filepath.Join(getenv("XDG_STATE_HOME"), "riff")
 	case getenv("HOME") != "":
