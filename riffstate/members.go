@@ -133,7 +133,7 @@ func (p People) userOf(email string) string {
 // lower case. An email has one @ with text on each side, no space and no
 // control character, and at most 254 bytes.
 func ParseEmail(s string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(s))
+	e := NormalEmail(s)
 	switch {
 	case e == "":
 		return "", bad("a command of the people names a person by the email: give an email, for example bob@example.com")

@@ -1,7 +1,6 @@
 package riffstate
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -112,12 +111,8 @@ func (v View) MayJoin(email, domain string) bool {
 // UserOfEmail gives the USER that the riff gave to email, when it knows
 // it. The users are sorted, so the answer does not follow map order.
 func (v View) UserOfEmail(email string) (string, bool) {
-	for _, user := range slices.Sorted(maps.Keys(v.riff.People.Emails)) {
-		if v.riff.People.Emails[user] == email {
-			return user, true
-		}
-	}
-	return "", false
+	user := v.riff.People.userOf(email)
+	return user, user != ""
 }
 
 // Ended gives the position of the last end of the sign-ins of user (a
