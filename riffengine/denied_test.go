@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -137,8 +139,11 @@ func (r *deniedRiff) raw(path string, length int, first []byte) (*http.Response,
 		r.t.Fatalf("no reply while the body waits: %v", err)
 	}
 	body, _ := io.ReadAll(resp.Body)
+	// The end of the connection: a FIN, or a reset when the server closed
+	// with a part of the body unread in its buffer (the kernel then sends
+	// RST); a deadline is no end.
 	_, err = br.ReadByte()
-	return resp, body, err == io.EOF
+	return resp, body, err == io.EOF || errors.Is(err, syscall.ECONNRESET)
 }
 
 // noToken is a call with no token. closed says that the reply had
