@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/denied"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
@@ -88,10 +89,11 @@ func waitSends(t *testing.T, folder string, n int) []sendLine {
 	}
 }
 
-// keptFiles gives the kept records of the local folder.
-func keptFiles(t *testing.T, folder string) []string {
+// waitingFiles gives the records that wait in the outbox of the local
+// folder.
+func waitingFiles(t *testing.T, folder string) []string {
 	t.Helper()
-	names, err := keptDenied(folder)
+	names, err := (denied.Outbox{Dir: folder}).Waiting()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +184,14 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	if code != exitOK || stdout != "" || stderr != "" {
 		t.Fatalf("riff relay denied with no server = exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 1 {
+	if kept := waitingFiles(t, folder); len(kept) != 1 {
 		t.Fatalf("the local folder keeps %v; want one record", kept)
 	}
 	lines := waitSends(t, folder, 1)
 	if l := lines[0]; l.Posted != 0 || l.Kept != 1 || l.Error != "cannot reach riff-server at "+server || l.Severity != "WARNING" {
 		t.Errorf("the sender with no server wrote %+v; want posted 0, kept 1 and the error", l)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 1 {
+	if kept := waitingFiles(t, folder); len(kept) != 1 {
 		t.Fatalf("after the sender with no server the local folder keeps %v; want the record", kept)
 	}
 
@@ -202,16 +204,16 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	}
 	hole.close()
 	waitSends(t, folder, 2)
-	if kept := keptFiles(t, folder); len(kept) != 2 {
+	if kept := waitingFiles(t, folder); len(kept) != 2 {
 		t.Fatalf("the local folder keeps %v; want two records", kept)
 	}
-	for _, path := range []string{folder, filepath.Join(folder, keptDir)} {
+	for _, path := range []string{folder, filepath.Join(folder, "denied")} {
 		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o700 {
 			t.Errorf("%s: mode %v, %v; want 0700", path, info.Mode().Perm(), err)
 		}
 	}
-	for _, n := range keptFiles(t, folder) {
-		if info, err := os.Stat(filepath.Join(folder, keptDir, n)); err != nil || info.Mode().Perm() != 0o600 {
+	for _, n := range waitingFiles(t, folder) {
+		if info, err := os.Stat(filepath.Join(folder, "denied", n)); err != nil || info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, %v; want 0600", n, info.Mode().Perm(), err)
 		}
 	}
@@ -235,11 +237,11 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	mustSend(t, c, wire.Join{Me: me, Thread: string(name.Denials)})
 	// A record kept 10 minutes ago: the person of the session posts it,
 	// so that the session gets no sign of life from it.
-	var old deniedInput
+	var old denied.Input
 	if err := json.Unmarshal(deniedHookInput(t, "mcp-tool.json", repo), &old); err != nil {
 		t.Fatal(err)
 	}
-	if err := keepDenied(folder, makeDenied(old, me, time.Now().Add(-10*time.Minute), nil)); err != nil {
+	if err := (denied.Outbox{Dir: folder}).Put(denied.Make(old, me, time.Now().Add(-10*time.Minute), nil)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -251,7 +253,7 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	if l := lines[2]; l.Posted != 4 || l.Kept != 0 || l.Error != "" || l.Severity != "INFO" {
 		t.Errorf("the sender with a server wrote %+v; want posted 4, kept 0", l)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 0 {
+	if kept := waitingFiles(t, folder); len(kept) != 0 {
 		t.Errorf("after the post the local folder keeps %v; want none", kept)
 	}
 	read, err := riffclient.Send(ctx, c, wire.Read{Me: me, Thread: string(name.Denials), All: true})
@@ -352,8 +354,8 @@ func postDenials(t *testing.T, c *riffclient.Client) {
 		if k == 3 {
 			tool, input = "Edit", json.RawMessage(`{"file_path":"/etc/hosts"}`)
 		}
-		rec := makeDenied(deniedInput{ToolName: tool, ToolInput: input, Reason: reasons[k]}, u, time.Now(), nil)
-		mustSend(t, c, wire.Post{Me: u, Thread: string(name.Denials), Kind: record.MessageNote, Body: deniedLine(rec, "worker", "-")})
+		rec := denied.Make(denied.Input{ToolName: tool, ToolInput: input, Reason: reasons[k]}, u, time.Now(), nil)
+		mustSend(t, c, wire.Post{Me: u, Thread: string(name.Denials), Kind: record.MessageNote, Body: denied.Line(rec, "worker", "-")})
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,8 +11,58 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/door"
 )
+
+// The env vars that the test build of riff reads (testBuildFlags): the
+// marks and the gates of its streams. The riff that a person runs reads
+// none of them.
+const (
+	envWatchMarks = "RIFF_TEST_WATCH_MARKS"
+	envWatchGate  = "RIFF_TEST_WATCH_GATE"
+	envTailGate   = "RIFF_TEST_TAIL_GATE"
+)
+
+// testBuildFlags gives the flags of go build (run in cmd) that build the
+// riff of the end-to-end tests: streamtest.go replaced by
+// testdata/testbuild/streamtest.go, which turns the options of the
+// streams (door.Watch's Marks and Gate, the gate of riff tail) on from
+// the env vars above.
+func testBuildFlags(t testing.TB) []string {
+	t.Helper()
+	product, err := filepath.Abs("streamtest.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := filepath.Abs(filepath.Join("testdata", "testbuild", "streamtest.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {product: test}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "overlay.json")
+	if err := os.WriteFile(path, overlay, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"-overlay", path}
+}
+
+// goBuild builds the binary of the package pkg of cmd (./riff,
+// ./riff-server) into bin: riff as the test build of testBuildFlags.
+func goBuild(t testing.TB, bin, pkg string, flags ...string) {
+	t.Helper()
+	args := append([]string{"build", "-o", filepath.Join(bin, filepath.Base(pkg))}, flags...)
+	if filepath.Base(pkg) == "riff" {
+		args = append(args, testBuildFlags(t)...)
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+}
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests
 // of the relay.
@@ -22,11 +73,7 @@ func buildRelayBinaries(t testing.TB, more ...string) string {
 	}
 	bin := t.TempDir()
 	for _, name := range append([]string{"./riff", "./riff-server"}, more...) {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, filepath.Base(name)), name)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, out)
-		}
+		goBuild(t, bin, name)
 	}
 	return bin
 }
@@ -154,12 +201,12 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		{input: "08-pre-tool-use-edit.json", want: `^busy runs Edit for \d+s$`},
 		{input: "09-stop.json", want: `^idle turn ended \d+s ago$`},
 		{input: "09-stop.json", before: func() {
-			if err := local.SetClear(state, hookSession, true); err != nil {
+			if err := (door.Files{Dir: state}).SetClear(hookSession, true); err != nil {
 				t.Fatal(err)
 			}
 		}, want: `^idle turn ended \d+s ago$`, answer: true},
 		{input: "10-stop-hook-active.json", before: func() {
-			if err := local.SetClear(state, hookSession, true); err != nil {
+			if err := (door.Files{Dir: state}).SetClear(hookSession, true); err != nil {
 				t.Fatal(err)
 			}
 		}, want: `^idle turn ended \d+s ago$`},
@@ -176,7 +223,7 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		}
 		wantOut := ""
 		if step.answer {
-			wantOut = `{"decision":"block","reason":"` + clearReason + `"}` + "\n"
+			wantOut = `{"decision":"block","reason":"` + door.ClearReason + `"}` + "\n"
 		}
 		if stdout != wantOut {
 			t.Errorf("riff relay hook < %s printed %q; want %q", step.input, stdout, wantOut)
@@ -185,7 +232,7 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		if step.same && string(after) != string(before) {
 			t.Errorf("riff relay hook < %s changed the fact from %s to %s; want no change (no work)", step.input, before, after)
 		}
-		if ask, _ := local.Clear(state, hookSession); ask && step.input != "10-stop-hook-active.json" {
+		if ask, _ := (door.Files{Dir: state}).Clear(hookSession); ask && step.input != "10-stop-hook-active.json" {
 			t.Errorf("after %s the ask to clear is still kept", step.input)
 		}
 		re := regexp.MustCompile(step.want)
@@ -207,12 +254,12 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 	}
 	// The keep-alive carries the age of the fact: a Bash call that runs
 	// for 4 minutes shows so.
-	fact, err := local.ReadFact(state, hookSession)
+	fact, err := (door.Files{Dir: state}).ReadFact(hookSession)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fact.Activity, fact.ActivityAtMs = "runs Bash: Run the tests of the relay", time.Now().Add(-4*time.Minute-time.Second).UnixMilli()
-	if err := local.WriteFact(state, hookSession, fact); err != nil {
+	if err := (door.Files{Dir: state}).WriteFact(hookSession, fact); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -91,11 +91,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	bin := t.TempDir()
 	for _, name := range []string{"riff", "riff-server"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./"+name)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, out)
-		}
+		goBuild(t, bin, "./"+name)
 	}
 	// The scenario runs twice, each time against its own riff-server:
 	// with --color never and with --color always. The riff of this

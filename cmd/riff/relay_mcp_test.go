@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/mem"
@@ -48,15 +49,11 @@ func buildRiffVersion(t *testing.T, version string, names ...string) string {
 	}
 	bin := t.TempDir()
 	for _, n := range names {
-		args := []string{"build", "-o", filepath.Join(bin, n)}
+		var flags []string
 		if version != "" {
-			args = append(args, "-ldflags", "-X main.version="+version)
+			flags = []string{"-ldflags", "-X main.version=" + version}
 		}
-		cmd := exec.Command("go", append(args, "./"+n)...)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", n, err, out)
-		}
+		goBuild(t, bin, "./"+n, flags...)
 	}
 	return bin
 }
@@ -345,7 +342,7 @@ func testRelayFact(t *testing.T, bin, server string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := local.WriteFact(dir, session, local.Fact{Activity: "runs Bash: run the tests of the store"}); err != nil {
+	if err := (door.Files{Dir: dir}).WriteFact(session, door.Fact{Activity: "runs Bash: run the tests of the store"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -522,7 +519,7 @@ func TestGivenARelayWithNoToolCallWhenFourMinutesPassThenItsKeepAliveKeepsTheSes
 
 // TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheLocalFolder:
 // the reply of a keep-alive that asks a worker in MustClear to clear is
-// kept in the local folder (local.Clear), for the Stop hook.
+// kept in the local folder (door.Files.Clear), for the Stop hook.
 func TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheLocalFolder(t *testing.T) {
 	bin := buildRiff(t, "riff")
 	cs := startClockServer(t)
@@ -532,7 +529,7 @@ func TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheL
 	home := t.TempDir()
 	r := startRelay(t, bin, repo, cs.url, session, keepAliveEnv+"=20ms", envWorker+"=1", "RIFF_HOME="+home)
 	state := filepath.Join(home, "state")
-	asked := func() bool { ask, _ := local.Clear(state, session); return ask }
+	asked := func() bool { ask, _ := (door.Files{Dir: state}).Clear(session); return ask }
 	r.ok("claim", map[string]any{"item": "issue-40"})
 	from := cs.alives.Load()
 	cs.waitAlives(t, from, 2)
