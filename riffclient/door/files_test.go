@@ -80,4 +80,3 @@ func TestGivenPrintedWakesWhenWrittenThenTheyReadBack(t *testing.T) {
 		t.Errorf("ReadWoke = %v, %v", w, err)
 	}
 }
-

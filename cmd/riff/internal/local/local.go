@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
 )
 
 // The modes of the folder and of each file in it.

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
