@@ -94,7 +94,7 @@ func TestGivenASinceWhenRiffDenialsReadsItThenItTakesANumberAndAUnit(t *testing.
 
 // TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing:
 // exit 1 is an error of a hook that does not block Claude Code; the text
-// names what was wrong, and the local folder keeps no record.
+// names what was wrong, and the outbox holds no record.
 func TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing(t *testing.T) {
 	home := t.TempDir()
 	run := inProcess(repoDir(t), "http://127.0.0.1:1")
