@@ -188,7 +188,11 @@ func TestGivenAGateWhenTheStreamBreaksThenTheWatchConnectsAgainOnlyOnceTheGateOp
 		}}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(context.Background()) }()
-	<-gated
+	select {
+	case <-gated:
+	case err := <-done:
+		t.Fatalf("Run = %v before the gate opened; want the watch held at its gate", err)
+	}
 	if n := fake.openCount(); n != 1 {
 		t.Fatalf("opens while the gate is shut = %d; want 1", n)
 	}
