@@ -16,7 +16,9 @@ import (
 // built once per test run (for each version that -ldflags sets) into a
 // folder that TestMain owns, and each test gets a copy of it in a folder
 // of its own: a test may replace or remove its files (as riff update does)
-// and no other test sees it.
+// and no other test sees it. The longest of these tests, which mostly wait
+// on the real time rules of riff (a token's life, a watch that tries again
+// every 5 s), run in parallel.
 
 // builtDir is the folder of the binaries of this test run. TestMain sets
 // it before any test runs; no test changes it.

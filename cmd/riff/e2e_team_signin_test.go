@@ -75,6 +75,7 @@ func keptTokens(t *testing.T, home, server string) []string {
 // after the saved one); and no line of riff-server holds an email, a
 // token or the body of a post.
 func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThenTheMessageVerifiesAndBothSignInsStay(t *testing.T) {
+	t.Parallel()
 	bin := buildRiff(t, "riff", "riff-server")
 	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
