@@ -27,41 +27,25 @@ const (
 // riff of the end-to-end tests: streamtest.go replaced by
 // testdata/testbuild/streamtest.go, which turns the options of the
 // streams (door.Watch's Marks and Gate, the gate of riff tail) on from
-// the env vars above.
-func testBuildFlags(t testing.TB) []string {
-	t.Helper()
+// the env vars above. The overlay file is written in dir.
+func testBuildFlags(dir string) ([]string, error) {
 	product, err := filepath.Abs("streamtest.go")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	test, err := filepath.Abs(filepath.Join("testdata", "testbuild", "streamtest.go"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {product: test}})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	path := filepath.Join(t.TempDir(), "overlay.json")
+	path := filepath.Join(dir, "overlay.json")
 	if err := os.WriteFile(path, overlay, 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return []string{"-overlay", path}
-}
-
-// goBuild builds the binary of the package pkg of cmd (./riff,
-// ./riff-server) into bin: riff as the test build of testBuildFlags.
-func goBuild(t testing.TB, bin, pkg string, flags ...string) {
-	t.Helper()
-	args := append([]string{"build", "-o", filepath.Join(bin, filepath.Base(pkg))}, flags...)
-	if filepath.Base(pkg) == "riff" {
-		args = append(args, testBuildFlags(t)...)
-	}
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
+	return []string{"-overlay", path}, nil
 }
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests
@@ -71,11 +55,7 @@ func buildRelayBinaries(t testing.TB, more ...string) string {
 	if testing.Short() {
 		t.Skip("the end-to-end tests of the relay build two binaries")
 	}
-	bin := t.TempDir()
-	for _, name := range append([]string{"./riff", "./riff-server"}, more...) {
-		goBuild(t, bin, name)
-	}
-	return bin
+	return binaries(t, "", append([]string{"./riff", "./riff-server"}, more...)...)
 }
 
 // startWatch starts riff relay watch (with args) as session, with the

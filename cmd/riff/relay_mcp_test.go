@@ -47,15 +47,11 @@ func buildRiffVersion(t *testing.T, version string, names ...string) string {
 	if testing.Short() {
 		t.Skip("the relay tests build binaries")
 	}
-	bin := t.TempDir()
-	for _, n := range names {
-		var flags []string
-		if version != "" {
-			flags = []string{"-ldflags", "-X main.version=" + version}
-		}
-		goBuild(t, bin, "./"+n, flags...)
+	pkgs := make([]string, len(names))
+	for i, n := range names {
+		pkgs[i] = "./" + n
 	}
-	return bin
+	return binaries(t, version, pkgs...)
 }
 
 // mcpRelay is one riff relay mcp process and the MCP client session on
