@@ -21,8 +21,8 @@ import (
 // relay denied --send detached, and ends with exit 0 at once: it never
 // waits for riff-server. The detached sender posts each record of the
 // outbox (riffclient/denied). So a record that the server did not take
-// waits for the next refusal, which posts it first (docs/agents.md, "See
-// the refusals of auto mode").
+// waits for the next refusal, which posts it first (docs/agents.md,
+// "The refusals of auto mode").
 
 // relayDenied is the entry riff relay denied of the group relay.
 func relayDenied() command {

@@ -12,7 +12,7 @@ import (
 )
 
 // relayPrompt is riff relay prompt: the UserPromptSubmit hook of a lead
-// (docs/agents.md, "End the wait of the lead"). It tells the server that
+// (docs/agents.md, "riff relay prompt"). It tells the server that
 // a prompt came, prints nothing and never stops the prompt.
 func relayPrompt() command {
 	return command{

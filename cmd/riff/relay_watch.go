@@ -11,7 +11,7 @@ import (
 )
 
 // relayWatch is riff relay watch: the watch that the Monitor of the lead
-// runs (docs/agents.md, "Wake the lead in a container with no restart").
+// runs (docs/agents.md, "riff relay watch").
 // The watch itself is door.Watch.
 func relayWatch() command {
 	return command{

@@ -1,5 +1,5 @@
 // Package denied holds the refusals of auto mode on the client side
-// (docs/agents.md, "See the refusals of auto mode"): the record of a
+// (docs/agents.md, "The refusals of auto mode"): the record of a
 // refusal that the PermissionDenied hook of Claude Code reads ([Make]),
 // its one line in the thread denials ([Line]) and the parse of that line
 // ([Parse], which riff denials counts with), and the outbox where each

@@ -13,14 +13,14 @@ import (
 )
 
 // Every is the time between two keep-alives of a session: one each
-// minute (docs/agents.md, "When a session ends").
+// minute, each 10 s in a worker (docs/agents.md, Step 3, "The keep-alive").
 const Every = time.Minute
 
 // KeepAlive sends the keep-alives of one session: one at once and then
 // one each Every, until its context ends. Each carries the newest fact of
 // the session that the hooks kept in Files, and the riff of this process:
 // its build, and whether its file was replaced since the keep-alive
-// started (docs/agents.md, "Update a session that runs an old riff").
+// started (docs/agents.md, Step 3, "The keep-alive").
 type KeepAlive struct {
 	Client *riffclient.Client
 	// Me is the session; a person (no session) sends keep-alives with no

@@ -13,8 +13,8 @@ import (
 // [Prompt] takes it as its budget.
 const PromptBudget = 2 * time.Second
 
-// Prompt is the UserPromptSubmit hook of a lead (docs/agents.md, "End
-// the wait of the lead"): it keeps the prompt in the fact of the session
+// Prompt is the UserPromptSubmit hook of a lead (docs/agents.md,
+// "riff relay prompt: a prompt ends the wait of the lead"): it keeps the prompt in the fact of the session
 // me and sends the keep-alive with it, so that the wait of the lead ends,
 // within PromptBudget. Each fault is dropped: the hook must not stop the
 // prompt, and its output would reach the context of the session. With no

@@ -17,7 +17,7 @@ import (
 )
 
 // Watch is the watch of one session, as the Monitor of a lead runs it
-// (docs/agents.md, "Wake the lead in a container with no restart"): one
+// (docs/agents.md, "riff relay watch [--follow]: the wakes"): one
 // line on Out for each message that wakes the session, and nothing else
 // there. Beside the stream it runs the keep-alive of the session. One
 // message gives one line, also over a reconnect, a restart of the server
@@ -170,8 +170,8 @@ func (w Watch) warn(line string) {
 	}
 }
 
-// WakeLine is the line of a wake, in the form of the Monitor of
-// docs/agents.md ("wake: riff@server wrote to you in a direct message"),
+// WakeLine is the line of a wake, in the form of the Monitor ("wake:
+// riff@server wrote to you in a direct message", docs/agents.md),
 // with the place of the message, so that the session reads it.
 func WakeLine(w wire.Wake) string {
 	if w.Seq == 0 {
