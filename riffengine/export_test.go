@@ -192,3 +192,6 @@ func (e *Engine) SetBeforeStart(fn func()) {
 	defer e.mu.Unlock()
 	e.beforeStart = fn
 }
+
+// SeenLen gives the number of proofs in the replay cache of the layer.
+func (l *SignedIn) SeenLen() int { return l.seen.Len() }

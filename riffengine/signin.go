@@ -223,16 +223,23 @@ func (l *SignedIn) SignIn(r *http.Request, call wire.SignIn) (tokens.Pair, strin
 	return pair, "", nil
 }
 
-// Refresh gives the next pair of a chain. The proof is of any key; it is
-// remembered only when the refresh token names a chain of that key, so
-// that a garbage refresh token fills no replay cache. The rules of the
-// chain are the store's (tokens.Store.Refresh).
+// Refresh gives the next pair of a chain. As on a call with a token, the
+// token comes first: a refresh token of no chain that the store holds is
+// refused before its proof is checked (bad_token), so a flood of garbage
+// costs no check of a signature. The proof is then of any key; it is
+// remembered only when the chain of the token is of that key, so that
+// no refused refresh fills the replay cache. The rules of the chain are
+// the store's (tokens.Store.Refresh).
 func (l *SignedIn) Refresh(r *http.Request, call wire.Refresh) (tokens.Pair, string, error) {
+	chainKey, held := l.tokens.ChainKey(call.RefreshToken)
+	if !held {
+		return tokens.Pair{}, "", tokenRefusal(tokens.ErrUnknown)
+	}
 	p, refused := l.verify(r, "", "")
 	if refused != nil {
 		return tokens.Pair{}, "", refused
 	}
-	if key, held := l.tokens.ChainKey(call.RefreshToken); held && key == p.Thumbprint {
+	if chainKey == p.Thumbprint {
 		if refused := l.remember(p); refused != nil {
 			return tokens.Pair{}, "", refused
 		}
