@@ -261,12 +261,14 @@ func (e *Engine) SignIn(ctx context.Context, who Identity, key string) (tokens.P
 	if e.signIns == nil {
 		return tokens.Pair{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in")
 	}
+	// admit reads the email as the ID token gives it: a check after the
+	// lower case would take a look-alike (docs/people.md, "Emails").
 	email := riffstate.NormalEmail(who.Email)
-	user, err := riffstate.UserOfEmail(email)
+	user, err := riffstate.UserOfEmail(who.Email)
 	if err != nil {
 		return tokens.Pair{}, err
 	}
-	call := Authenticated[riffstate.Admit]{cmd: riffstate.Admit{Email: email, Domain: who.Domain}, caller: riffstate.SignInCaller(user)}
+	call := Authenticated[riffstate.Admit]{cmd: riffstate.Admit{Email: who.Email, Domain: who.Domain}, caller: riffstate.SignInCaller(user)}
 	checked, _, _, err := check[riffstate.Admit, riffstate.AdmitReply](e, call, riffstate.Asked{})
 	if err != nil {
 		return tokens.Pair{}, err

@@ -96,11 +96,10 @@ func (e *Engine) WaitSaved(ctx context.Context, version uint64) error {
 // sign-ins. The lock of the engine is held while the load runs.
 func peopleOf(r *riffstate.Riff) tokens.People {
 	return func(user string) (bool, uint64) {
-		email, ok := r.People.Emails[user]
-		if !ok {
+		if _, ok := r.People.Emails[user]; !ok {
 			return false, 0
 		}
-		return true, r.People.Ended[email]
+		return true, r.People.EndedOf(user)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/quote"
@@ -92,7 +93,7 @@ func (v View) roleOf(email string) Role {
 // IsMember says whether the person of an email is a member of the riff:
 // a member, an admin or the owner in the log, or by the settings an
 // admin, the owner that --owner names, or a person of the allowed
-// domain (who may join as a member does).
+// domain (who may join as a member does) whom no remove took out.
 func (v View) IsMember(email string) bool {
 	if email == "" {
 		return false
@@ -103,7 +104,7 @@ func (v View) IsMember(email string) bool {
 		return true
 	}
 	_, domain, _ := strings.Cut(email, "@")
-	return v.opts.AllowedDomain != "" && strings.EqualFold(domain, v.opts.AllowedDomain)
+	return v.opts.AllowedDomain != "" && strings.EqualFold(domain, v.opts.AllowedDomain) && !slices.Contains(p.Removed, email)
 }
 
 // CallerIsMember says whether the user of c is a member, from the people
@@ -130,25 +131,86 @@ func (p People) userOf(email string) string {
 
 // ParseEmail checks the email of a command of the people and gives it in
 // lower case: the riff compares emails as the providers give them, in
-// lower case. An email has one @ with text on each side, no space and no
-// control character, and at most 254 bytes.
+// lower case. An email is NAME@DOMAIN in ASCII, as a provider gives it
+// (an international domain comes in its xn-- form): NAME holds letters,
+// digits and the signs !#$%&'*+-/=?^_`{|}~ and dots, DOMAIN letters,
+// digits, dashes and dots; at most 254 bytes. A character that is not
+// visible (U+200B, a zero-width space) or that no provider gives makes
+// a look-alike of another email, so the refusal names it as U+XXXX.
 func ParseEmail(s string) (string, error) {
-	e := NormalEmail(s)
+	trimmed := strings.TrimSpace(s)
 	switch {
-	case e == "":
+	case trimmed == "":
 		return "", bad("a command of the people names a person by the email: give an email, for example bob@example.com")
-	case len(e) > MaxEmail:
-		return "", bad("the email %s has %d bytes; the limit is %d", quote.Input(s), len(e), MaxEmail)
-	case strings.IndexFunc(e, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || r == '<' || r == '>' || r == ',' || r == ';' || r == '"' || r == '\uFFFD'
-	}) >= 0:
-		return "", bad("the email %s holds a space or a sign that no email has", quote.Input(s))
+	case len(trimmed) > MaxEmail:
+		return "", bad("the email %s has %d bytes; the limit is %d", quote.Input(s), len(trimmed), MaxEmail)
 	}
+	// The check reads the email as it came: a lower case of U+212A (the
+	// Kelvin sign) is k, so a check after it would take a look-alike.
+	if why, ok := strangeCharacter(trimmed); ok {
+		return "", bad("the email %s holds %s: riff takes an email as the provider gives it. Type the email again, with no such character", quote.Input(s), why)
+	}
+	e := strings.ToLower(trimmed)
 	local, domain, ok := strings.Cut(e, "@")
 	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
 		return "", bad("%s is no email: an email is NAME@DOMAIN, for example bob@example.com", quote.Input(s))
 	}
+	if i := strings.IndexFunc(domain, func(r rune) bool { return !(r == '-' || r == '.' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') }); i >= 0 {
+		return "", bad("the email %s holds %s in its domain: a domain holds letters, digits, dashes and dots", quote.Input(s), characterName(rune(domain[i])))
+	}
 	return e, nil
+}
+
+// strangeCharacter gives the first character of an email that is not in
+// an email as a provider gives it, named for a person, or false when
+// each character is one.
+func strangeCharacter(email string) (string, bool) {
+	for i, r := range email {
+		switch {
+		case r == utf8.RuneError && runeSize(email[i:]) == 1:
+			return fmt.Sprintf("a byte that is no UTF-8 (byte %d)", i+1), true
+		case r > unicode.MaxASCII && invisible(r):
+			return characterName(r) + ", a character that is not visible", true
+		case r > unicode.MaxASCII:
+			return characterName(r) + ", a character that is not ASCII (a provider gives an email in ASCII, an international domain in its xn-- form)", true
+		case r <= ' ' || r == 0x7f:
+			return characterName(r) + ", a space or a control character", true
+		case !emailSign(r):
+			return characterName(r) + ", a sign that no email of a provider has", true
+		}
+	}
+	return "", false
+}
+
+// runeSize gives the bytes of the first character of s: 1 for a byte
+// that is no UTF-8.
+func runeSize(s string) int {
+	_, size := utf8.DecodeRuneInString(s)
+	return size
+}
+
+// emailSign says whether an ASCII character may be in an email: a
+// letter, a digit, @, a dot, or a sign of the atext of RFC 5322 §3.2.3.
+func emailSign(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("@.!#$%&'*+-/=?^_`{|}~", r)
+}
+
+// invisible says whether a character shows nothing by itself: a format
+// character (U+200B, U+200D, U+2060, U+FEFF, the marks of direction), a
+// space, a combining mark, a variation selector, a default ignorable
+// code point (U+3164, U+115F), or a character that does not print.
+func invisible(r rune) bool {
+	return !unicode.IsGraphic(r) || unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me,
+		unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// characterName names a character as U+200B, with the character itself
+// in quotes when it shows.
+func characterName(r rune) string {
+	if r <= unicode.MaxASCII && r > ' ' && r != 0x7f || r > unicode.MaxASCII && !invisible(r) {
+		return fmt.Sprintf("U+%04X (%q)", r, r)
+	}
+	return fmt.Sprintf("U+%04X", r)
 }
 
 // notMember refuses a command that names a person who is not a member.
@@ -172,7 +234,7 @@ func (Invite) Kind() record.Command { return record.CommandInvite }
 func (Invite) Needs(Caller) Role    { return Admin }
 
 func (i Invite) Handle(c Caller, v View, now Now) (Handled, error) {
-	email, err := ParseEmail(i.Email)
+	email, err := ParsePersonEmail(i.Email)
 	if err != nil {
 		return Handled{}, err
 	}
@@ -199,8 +261,9 @@ func (i Invite) Reply(c Caller, v View, d Done, now Now) wire.InviteReply {
 	return reply
 }
 
-// Remove takes a member out of the riff; the engine then ends each
-// sign-in of the person. Only an admin can, and only the owner removes
+// Remove takes a member out of the riff, also a person whom the allowed
+// domain let in; the engine then ends each sign-in of the person, and
+// the user name of the person is free for another email. Only an admin can, and only the owner removes
 // an admin. The owner and an admin of the settings cannot be removed.
 type Remove struct {
 	wire.Remove
@@ -221,7 +284,10 @@ func (r Remove) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is the owner; the owner passes the owner role first with: riff owner --pass EMAIL", email)
 	case slices.Contains(v.opts.Admins, email):
 		return Handled{}, settingsAdmin(email)
-	case !slices.Contains(p.Members, email):
+	case !slices.Contains(p.Members, email) && (p.userOf(email) == "" || !v.IsMember(email)):
+		// A person whom the allowed domain let in has no member record,
+		// and is removed like a member: the domain lets the email in no
+		// more, and its user name is free.
 		return Handled{}, notMember(email)
 	case slices.Contains(p.Admins, email) && c.Role < Owner:
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is an admin; only the owner removes an admin", email)
@@ -279,6 +345,9 @@ func (a SetAdmin) Handle(c Caller, v View, now Now) (Handled, error) {
 	}
 	if isAdmin {
 		return Handled{}, nil
+	}
+	if _, err := ParsePersonEmail(email); err != nil {
+		return Handled{}, err
 	}
 	var changes []record.Change
 	if !slices.Contains(p.Members, email) {

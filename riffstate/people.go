@@ -1,10 +1,12 @@
 package riffstate
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -35,27 +37,116 @@ func (Admit) Kind() record.Command { return record.CommandAdmit }
 // Handle admits a person who may join: the owner that the settings name
 // (--owner), the owner, an admin or a member of the log, or a person of
 // the allowed domain of the settings (the hd claim, or the domain of the
-// email). A known email makes no record. A new one gets the USER of the
-// part before @, refused when another email has it.
+// email) whom no remove took out. A known email makes no record. A new
+// one gets the USER of the part before @, refused when it is a name of
+// the server, when another email holds it, or, for a person whom only
+// the domain lets in, when an email that the owner or an admin named
+// keeps it for its first sign-in. The first sign-in of a person in a
+// riff where nobody can take the owner role makes that person the owner
+// ([View.firstOwner]).
 func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := NormalEmail(a.Email)
-	if email == "" || strings.Count(email, "@") != 1 {
-		return Handled{}, bad("the ID token has no email that riff can read")
+	email, err := ParseEmail(a.Email)
+	if err != nil {
+		return Handled{}, err
 	}
 	if !v.MayJoin(email, a.Domain) {
 		return Handled{}, wire.Refuse(wire.NotMember, "%s is not a member of this riff: the owner or an admin invites a person with riff invite %s", email, email)
 	}
-	if _, known := v.UserOfEmail(email); known {
+	user, known := v.UserOfEmail(email)
+	if !known {
+		if user, err = UserOfEmail(email); err != nil {
+			return Handled{}, err
+		}
+	}
+	if IsServerName(user) {
+		return Handled{}, wire.Refuse(wire.NotAllowed, "%s would sign in as the user %s, and %s is a name of riff-server itself (riff@server): no person can have it. Sign in with another email, whose part before @ is not %s; an admin invites it with riff invite EMAIL", email, user, user, user)
+	}
+	if known {
 		return Handled{}, nil
 	}
-	user, err := UserOfEmail(email)
-	if err != nil {
-		return Handled{}, bad("%v", err)
+	if err := v.nameFree(user, email); err != nil {
+		return Handled{}, err
 	}
-	if other, taken := v.riff.People.Emails[user]; taken && other != email {
-		return Handled{}, wire.Refuse(wire.NotAllowed, "the user %s of this riff has another email, so %s cannot join as %s: ask the owner", user, email, user)
+	joined := record.PersonJoined{User: user, Email: email}
+	if !v.firstOwner() {
+		return Handled{Changes: []record.Change{joined}}, nil
 	}
-	return Handled{Changes: []record.Change{record.PersonJoined{User: user, Email: email}}}, nil
+	set := record.OwnerSet{Email: email}
+	note := v.ownerNote(fmt.Sprintf("owner: %s (%s) is the owner: the first person who signed in to a riff that had no owner and no admin.", user, email), now, joined, set)
+	return Handled{Changes: []record.Change{joined, set, note}}, nil
+}
+
+// firstOwner says whether the first sign-in of a person makes that
+// person the first owner: the riff has no owner and never had one, and
+// neither the settings (--owner, --admins) nor the log names anyone who
+// could take the role (an admin takes it with riff owner --take).
+func (v View) firstOwner() bool {
+	p := v.riff.People
+	return v.opts.SignIn && p.Owner == "" && !p.HadOwner && v.opts.Owner == "" && len(v.opts.Admins) == 0 && len(p.Admins) == 0
+}
+
+// namedPerson says whether the settings or the log name email: the owner, an
+// admin or a member, who may join with no help of the allowed domain.
+func (v View) namedPerson(email string) bool {
+	p := v.riff.People
+	return email == v.opts.Owner || slices.Contains(v.opts.Admins, email) ||
+		email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email)
+}
+
+// nameFree refuses the user name user to the new email when another
+// email holds it: the email that signed in with it (a remove frees it),
+// or, for an email that only the allowed domain lets in, an email that
+// the settings or the log name and that did not sign in yet (the owner,
+// an admin, an invited person keep the name for their first sign-in).
+// Each text says what the person or an admin does.
+func (v View) nameFree(user, email string) error {
+	p := v.riff.People
+	if other, ok := p.Emails[user]; ok && other != email && !slices.Contains(p.Removed, other) {
+		free := "the person signs in with another email, whose part before @ is not " + user
+		if other != p.Owner && !slices.Contains(v.opts.Admins, other) {
+			free = "an admin frees the name with riff remove " + other + ", or you sign in with another email"
+		}
+		return wire.Refuse(wire.NotAllowed, "the user %s of this riff has the email %s, so %s cannot join as %s: %s", user, other, email, user, free)
+	}
+	if v.namedPerson(email) {
+		return nil
+	}
+	for _, kept := range v.keptNames() {
+		if kept.user != user || kept.email == email {
+			continue
+		}
+		what := "an invited person, " + kept.email + ": an admin takes the invite back with riff remove " + kept.email + ", or you sign in with another email"
+		switch {
+		case kept.email == p.Owner || kept.email == v.opts.Owner:
+			what = "the owner, " + kept.email + ", who did not sign in yet: sign in with another email, whose part before @ is not " + user
+		case slices.Contains(v.opts.Admins, kept.email):
+			what = "an admin of the settings, " + kept.email + ", who did not sign in yet: sign in with another email, whose part before @ is not " + user
+		}
+		return wire.Refuse(wire.NotAllowed, "the user %s of this riff is kept for %s", user, what)
+	}
+	return nil
+}
+
+// keptName is a user name that an email named by the settings or the
+// log keeps for its first sign-in.
+type keptName struct{ user, email string }
+
+// keptNames gives the user names that the owner, the admins and the
+// members keep before they sign in, in the order of the email.
+func (v View) keptNames() []keptName {
+	p := v.riff.People
+	emails := slices.Concat([]string{v.opts.Owner, p.Owner}, v.opts.Admins, p.Admins, p.Members)
+	slices.Sort(emails)
+	var kept []keptName
+	for _, e := range slices.Compact(emails) {
+		if e == "" || p.userOf(e) != "" {
+			continue
+		}
+		if user, err := UserOfEmail(e); err == nil {
+			kept = append(kept, keptName{user: user, email: e})
+		}
+	}
+	return kept
 }
 
 // Reply gives the USER of the email, as the written copy holds it.
@@ -77,9 +168,9 @@ type NameOwner struct {
 func (NameOwner) Kind() record.Command { return record.CommandNameOwner }
 
 func (n NameOwner) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := NormalEmail(n.Email)
-	if email == "" || strings.Count(email, "@") != 1 {
-		return Handled{}, bad("--owner needs an email, not %q", n.Email)
+	email, err := ParsePersonEmail(n.Email)
+	if err != nil {
+		return Handled{}, bad("--owner: %v", err)
 	}
 	p := v.riff.People
 	if p.Owner != "" || p.HadOwner {
@@ -93,15 +184,13 @@ func (NameOwner) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
 // MayJoin says whether the person of email (and hosted domain, "" with
 // none) may join: the owner or an admin that the settings name, the
 // owner, an admin or a member of the log, or the allowed domain of the
-// settings.
+// settings, unless a remove took the email out.
 func (v View) MayJoin(email, domain string) bool {
-	p := v.riff.People
-	if email == v.opts.Owner || slices.Contains(v.opts.Admins, email) ||
-		email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email) {
+	if v.namedPerson(email) {
 		return true
 	}
 	allowed := v.opts.AllowedDomain
-	if allowed == "" {
+	if allowed == "" || slices.Contains(v.riff.People.Removed, email) {
 		return false
 	}
 	_, emailDomain, _ := strings.Cut(email, "@")
@@ -117,21 +206,32 @@ func (v View) UserOfEmail(email string) (string, bool) {
 
 // Ended gives the position of the last end of the sign-ins of user (a
 // member_removed or signins_ended record of its email), 0 with none.
-func (v View) Ended(user string) uint64 {
-	email, ok := v.riff.People.Emails[user]
-	if !ok {
-		return 0
+func (v View) Ended(user string) uint64 { return v.riff.People.EndedOf(user) }
+
+// ParsePersonEmail checks an email that lets a person join (an invite,
+// a new admin, --owner, --admins), as [ParseEmail] does, and refuses one
+// whose USER would be a name of the server ([ServerNames]): no person
+// can have it.
+func ParsePersonEmail(s string) (string, error) {
+	user, err := UserOfEmail(s)
+	if err != nil {
+		return "", err
 	}
-	return v.riff.People.Ended[email]
+	email, _ := ParseEmail(s)
+	if IsServerName(user) {
+		return "", wire.Refuse(wire.NotAllowed, "%s would join as the user %s, and %s is a name of riff-server itself (riff@server): no person can have it. Invite another email of the person, whose part before @ is not %s", email, user, user, user)
+	}
+	return email, nil
 }
 
 // UserOfEmail makes the USER of an email: the part before @, in lower
 // case, with each character that a user name cannot hold as '-'.
 func UserOfEmail(email string) (string, error) {
-	local, _, ok := strings.Cut(strings.ToLower(email), "@")
-	if !ok || local == "" {
-		return "", bad("the email %q has no part before @", email)
+	parsed, err := ParseEmail(email)
+	if err != nil {
+		return "", err
 	}
+	local, _, _ := strings.Cut(parsed, "@")
 	var b strings.Builder
 	for _, r := range local {
 		switch {
@@ -146,7 +246,7 @@ func UserOfEmail(email string) (string, error) {
 		user = user[:name.MaxNameLen]
 	}
 	if err := name.CheckUser(user); err != nil {
-		return "", bad("the email %q gives no user name: %v", email, err)
+		return "", bad("the email %s gives no user name: %v", quote.Input(email), err)
 	}
 	return user, nil
 }

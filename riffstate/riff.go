@@ -194,6 +194,25 @@ type People struct {
 	// Ended holds the position of the last member_removed or
 	// signins_ended record of each email.
 	Ended map[string]uint64 `json:"ended,omitempty"`
+	// EndedUsers holds the position of the last member_removed or
+	// signins_ended record of the email of each user: a removal frees
+	// the user name, so the end of its sign-ins stays with the user when
+	// another email takes the name.
+	EndedUsers map[string]uint64 `json:"ended_users,omitempty"`
+	// Removed holds each email of a member_removed record that no
+	// member_invited let in again: the allowed domain lets none of them
+	// join, and each user name that it held is free.
+	Removed []string `json:"removed,omitempty"`
+}
+
+// EndedOf gives the position of the last end of the sign-ins of user:
+// of its email now, and of each email that held the name before.
+func (p People) EndedOf(user string) uint64 {
+	ended := p.EndedUsers[user]
+	if email, ok := p.Emails[user]; ok {
+		ended = max(ended, p.Ended[email])
+	}
+	return ended
 }
 
 // NewRiff gives an empty riff.
