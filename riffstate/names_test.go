@@ -307,3 +307,17 @@ func lastBody(t *testing.T, f *fixture, thread string) string {
 	}
 	return bodyText(th.Messages[len(th.Messages)-1])
 }
+
+func TestGivenASignInOfAUserWithANameOfTheServerFromAnOlderBuildWhenTheSignInsLoadThenTheUserIsNotKnown(t *testing.T) {
+	f := givenTeam(t, rec("ann", "invite", record.MemberInvited{Email: "riff@outside.test"}),
+		rec("", "admit", record.PersonJoined{User: "riff", Email: "riff@outside.test"}))
+	if known, _ := f.riff().People.SignInOf("riff"); known {
+		t.Error("the load knows the user riff: its sign-in would stay")
+	}
+	if known, ended := f.riff().People.SignInOf("carl"); !known || ended != 0 {
+		t.Errorf("SignInOf(carl) = %v, %d; want known, 0", known, ended)
+	}
+	if known, _ := f.riff().People.SignInOf("zoe"); known {
+		t.Error("the load knows a user that never signed in")
+	}
+}

@@ -205,6 +205,18 @@ type People struct {
 	Removed []string `json:"removed,omitempty"`
 }
 
+// SignInOf gives what a load of the sign-ins needs of user: whether the
+// log knows the user (a person_joined of its email), and the position of
+// the last end of its sign-ins. A name of the server is no person's
+// ([ServerNames]): a sign-in of such a user, kept by a build before that
+// rule, is not known, so the load drops it.
+func (p People) SignInOf(user string) (known bool, ended uint64) {
+	if _, ok := p.Emails[user]; !ok || IsServerName(user) {
+		return false, 0
+	}
+	return true, p.EndedOf(user)
+}
+
 // EndedOf gives the position of the last end of the sign-ins of user:
 // of its email now, and of each email that held the name before.
 func (p People) EndedOf(user string) uint64 {
