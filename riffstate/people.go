@@ -2,199 +2,97 @@ package riffstate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
 
-	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/quote"
-	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The group people: the commands of the sign-in of a person and of the
-// owner named by the settings. The rest of the commands of the people
-// (invite, remove, set_admin, the owner role, revoke) are the next issue.
+// The people of the log (People: the emails of the users, the members,
+// the admins, the owner, the ends of the sign-ins, and the lookups of
+// them), their settings (PeopleOptions), and the view of the people for
+// riff people, who and whoami.
 
-// Admit is the command of the token path at each sign-in of a person
-// (class sign_in): it checks that the person may join, then the USER of
-// the email, and gives a user its email at its first sign-in. The engine
-// sends it with a caller whose user is [UserOfEmail] of the email.
-type Admit struct {
-	// Email is the verified email of the ID token.
-	Email string
-	// Domain is the hosted domain of the ID token (hd), "" with none.
-	Domain string
-	base
+// PeopleOptions are the settings of the people (docs/people.md): not in
+// the log, so handle, the replies and the views read them from the view.
+type PeopleOptions struct {
+	// Admins are the emails of the admins of the settings: each adds to
+	// the role of its person, and no command of the people changes it.
+	Admins []string
+	// PublicAddress is the address of the riff that a person gives riff
+	// login (--server): the reply to an invite names it.
+	PublicAddress string
+	// OwnerWaitMs is the time that a request for the owner role waits
+	// before the server grants it, unless the owner denies it (0: 7
+	// days).
+	OwnerWaitMs int64
+	// OwnerGoneMs is the time with no sign of life after which the owner
+	// is gone and the server ends the owner role (0: 30 days).
+	OwnerGoneMs int64
+	// OwnerWarnMs is how long before that end the server warns the owner
+	// (0: 7 days).
+	OwnerWarnMs int64
 }
 
-// AdmitReply is the reply of admit: the USER of the person in the riff.
-type AdmitReply struct {
-	User string
+// People are the people of a riff with sign-in. A riff with no sign-in
+// has none; the records read all the same.
+type People struct {
+	Emails  map[string]string `json:"emails,omitempty"`
+	Members []string          `json:"members,omitempty"`
+	Admins  []string          `json:"admins,omitempty"`
+	Owner   string            `json:"owner,omitempty"`
+	// HadOwner is true once the log named an owner: name_owner names
+	// the first owner only in a riff that never had one.
+	HadOwner bool   `json:"had_owner,omitempty"`
+	Asked    string `json:"asked,omitempty"`
+	AskedMs  int64  `json:"asked_ms,omitempty"`
+	// Ended holds the position of the last member_removed or
+	// signins_ended record of each email.
+	Ended map[string]uint64 `json:"ended,omitempty"`
+	// EndedUsers holds the position of the last member_removed or
+	// signins_ended record of the email of each user: a removal frees
+	// the user name, so the end of its sign-ins stays with the user when
+	// another email takes the name.
+	EndedUsers map[string]uint64 `json:"ended_users,omitempty"`
+	// Removed holds each email of a member_removed record that no
+	// member_invited let in again: the allowed domain lets none of them
+	// join, and each user name that it held is free.
+	Removed []string `json:"removed,omitempty"`
 }
 
-func (Admit) Kind() record.Command { return record.CommandAdmit }
+// SignInOf gives what a load of the sign-ins needs of user: whether the
+// log knows the user (a person_joined of its email), and the position of
+// the last end of its sign-ins. A name of the server is no person's
+// ([ServerNames]): a sign-in of such a user, kept by a build before that
+// rule, is not known, so the load drops it.
+func (p People) SignInOf(user string) (known bool, ended uint64) {
+	if _, ok := p.Emails[user]; !ok || IsServerName(user) {
+		return false, 0
+	}
+	return true, p.EndedOf(user)
+}
 
-// Handle admits a person who may join: the owner that the settings name
-// (--owner), the owner, an admin or a member of the log, or a person of
-// the allowed domain of the settings (the hd claim, or the domain of the
-// email) whom no remove took out. A known email makes no record. A new
-// one gets the USER of the part before @, refused when it is a name of
-// the server, when another email holds it, or, for a person whom only
-// the domain lets in, when an email that the owner or an admin named
-// keeps it for its first sign-in. The first sign-in of a person in a
-// riff where nobody can take the owner role makes that person the owner
-// ([View.firstOwner]).
-func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
-	email, err := ParseEmail(a.Email)
-	if err != nil {
-		return Handled{}, err
+// EndedOf gives the position of the last end of the sign-ins of user:
+// of its email now, and of each email that held the name before.
+func (p People) EndedOf(user string) uint64 {
+	ended := p.EndedUsers[user]
+	if email, ok := p.Emails[user]; ok {
+		ended = max(ended, p.Ended[email])
 	}
-	if !v.MayJoin(email, a.Domain) {
-		return Handled{}, wire.Refuse(wire.NotMember, "%s is not a member of this riff: the owner or an admin invites a person with riff invite %s", email, email)
-	}
-	user, known := v.UserOfEmail(email)
-	if !known {
-		if user, err = UserOfEmail(email); err != nil {
-			return Handled{}, err
+	return ended
+}
+
+// userOf gives the user of an email: the user of its first sign-in, or
+// empty. Of two users with one email (a log written by hand) it gives
+// the first in name order.
+func (p People) userOf(email string) string {
+	var found string
+	for user, e := range p.Emails {
+		if e == email && (found == "" || user < found) {
+			found = user
 		}
 	}
-	if IsServerName(user) {
-		return Handled{}, wire.Refuse(wire.NotAllowed, "%s would sign in as the user %s, and %s is a name of riff-server itself (riff@server): no person can have it. Sign in with another email, whose part before @ is not %s; an admin invites it with riff invite EMAIL", email, user, user, user)
-	}
-	if known {
-		return Handled{}, nil
-	}
-	if err := v.nameFree(user, email); err != nil {
-		return Handled{}, err
-	}
-	joined := record.PersonJoined{User: user, Email: email}
-	if !v.firstOwner() {
-		return Handled{Changes: []record.Change{joined}}, nil
-	}
-	set := record.OwnerSet{Email: email}
-	note := v.ownerNote(fmt.Sprintf("owner: %s (%s) is the owner: the first person who signed in to a riff that had no owner and no admin.", user, email), now, joined, set)
-	return Handled{Changes: []record.Change{joined, set, note}}, nil
-}
-
-// firstOwner says whether the first sign-in of a person makes that
-// person the first owner: the riff has no owner and never had one, and
-// neither the settings (--owner, --admins) nor the log names anyone who
-// could take the role (an admin takes it with riff owner --take).
-func (v View) firstOwner() bool {
-	p := v.riff.People
-	return v.opts.SignIn && p.Owner == "" && !p.HadOwner && v.opts.Owner == "" && len(v.opts.Admins) == 0 && len(p.Admins) == 0
-}
-
-// namedPerson says whether the settings or the log name email: the owner, an
-// admin or a member, who may join with no help of the allowed domain.
-func (v View) namedPerson(email string) bool {
-	p := v.riff.People
-	return email == v.opts.Owner || slices.Contains(v.opts.Admins, email) ||
-		email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email)
-}
-
-// nameFree refuses the user name user to the new email when another
-// email holds it: the email that signed in with it (a remove frees it),
-// or, for an email that only the allowed domain lets in, an email that
-// the settings or the log name and that did not sign in yet (the owner,
-// an admin, an invited person keep the name for their first sign-in).
-// Each text says what the person or an admin does.
-func (v View) nameFree(user, email string) error {
-	p := v.riff.People
-	if other, ok := p.Emails[user]; ok && other != email && !slices.Contains(p.Removed, other) {
-		free := "the person signs in with another email, whose part before @ is not " + user
-		if other != p.Owner && !slices.Contains(v.opts.Admins, other) {
-			free = "an admin frees the name with riff remove " + other + ", or you sign in with another email"
-		}
-		return wire.Refuse(wire.NotAllowed, "the user %s of this riff has the email %s, so %s cannot join as %s: %s", user, other, email, user, free)
-	}
-	if v.namedPerson(email) {
-		return nil
-	}
-	for _, kept := range v.keptNames() {
-		if kept.user != user || kept.email == email {
-			continue
-		}
-		what := "an invited person, " + kept.email + ": an admin takes the invite back with riff remove " + kept.email + ", or you sign in with another email"
-		switch {
-		case kept.email == p.Owner || kept.email == v.opts.Owner:
-			what = "the owner, " + kept.email + ", who did not sign in yet: sign in with another email, whose part before @ is not " + user
-		case slices.Contains(v.opts.Admins, kept.email):
-			what = "an admin of the settings, " + kept.email + ", who did not sign in yet: sign in with another email, whose part before @ is not " + user
-		}
-		return wire.Refuse(wire.NotAllowed, "the user %s of this riff is kept for %s", user, what)
-	}
-	return nil
-}
-
-// keptName is a user name that an email named by the settings or the
-// log keeps for its first sign-in.
-type keptName struct{ user, email string }
-
-// keptNames gives the user names that the owner, the admins and the
-// members keep before they sign in, in the order of the email.
-func (v View) keptNames() []keptName {
-	p := v.riff.People
-	emails := slices.Concat([]string{v.opts.Owner, p.Owner}, v.opts.Admins, p.Admins, p.Members)
-	slices.Sort(emails)
-	var kept []keptName
-	for _, e := range slices.Compact(emails) {
-		if e == "" || p.userOf(e) != "" {
-			continue
-		}
-		if user, err := UserOfEmail(e); err == nil {
-			kept = append(kept, keptName{user: user, email: e})
-		}
-	}
-	return kept
-}
-
-// Reply gives the USER of the email, as the written copy holds it.
-func (a Admit) Reply(c Caller, v View, d Done, now Now) AdmitReply {
-	if user, ok := v.UserOfEmail(NormalEmail(a.Email)); ok {
-		return AdmitReply{User: user}
-	}
-	return AdmitReply{User: c.URI.User}
-}
-
-// NameOwner is the command of the server for the setting --owner, which
-// runs once after the load in a riff with sign-in: it names the owner
-// when the riff has no owner and never had one.
-type NameOwner struct {
-	Email string
-	base
-}
-
-func (NameOwner) Kind() record.Command { return record.CommandNameOwner }
-
-func (n NameOwner) Handle(c Caller, v View, now Now) (Handled, error) {
-	email, err := ParsePersonEmail(n.Email)
-	if err != nil {
-		return Handled{}, bad("--owner: %v", err)
-	}
-	p := v.riff.People
-	if p.Owner != "" || p.HadOwner {
-		return Handled{}, nil
-	}
-	return Handled{Changes: []record.Change{record.OwnerSet{Email: email}}}, nil
-}
-
-func (NameOwner) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
-
-// MayJoin says whether the person of email (and hosted domain, "" with
-// none) may join: the owner or an admin that the settings name, the
-// owner, an admin or a member of the log, or the allowed domain of the
-// settings, unless a remove took the email out.
-func (v View) MayJoin(email, domain string) bool {
-	if v.namedPerson(email) {
-		return true
-	}
-	allowed := v.opts.AllowedDomain
-	if allowed == "" || slices.Contains(v.riff.People.Removed, email) {
-		return false
-	}
-	_, emailDomain, _ := strings.Cut(email, "@")
-	return strings.EqualFold(domain, allowed) || strings.EqualFold(emailDomain, allowed)
+	return found
 }
 
 // UserOfEmail gives the USER that the riff gave to email, when it knows
@@ -204,77 +102,90 @@ func (v View) UserOfEmail(email string) (string, bool) {
 	return user, user != ""
 }
 
-// Ended gives the position of the last end of the sign-ins of user (a
-// member_removed or signins_ended record of its email), 0 with none.
-func (v View) Ended(user string) uint64 { return v.riff.People.EndedOf(user) }
-
-// ParsePersonEmail checks an email that lets a person join (an invite,
-// a new admin, --owner, --admins), as [ParseEmail] does, and refuses one
-// whose USER would be a name of the server ([ServerNames]): no person
-// can have it.
-func ParsePersonEmail(s string) (string, error) {
-	user, err := UserOfEmail(s)
-	if err != nil {
-		return "", err
+// People lists the people of the riff for c: the owner and a request
+// for the owner role, the admins, the members who signed in, and who may
+// join (invited, not signed in yet). Only a member reads the emails; a
+// caller who is not a member reads the users alone.
+func (v View) People(c Caller, now Now) wire.PeopleReply {
+	p := v.riff.People
+	emails := v.CallerIsMember(c)
+	reply := wire.PeopleReply{Emails: emails && v.opts.SignIn, Admins: []wire.Person{}, Members: []wire.Person{}, MayJoin: []wire.Person{}}
+	if !v.opts.SignIn {
+		return reply
 	}
-	email, _ := ParseEmail(s)
-	if IsServerName(user) {
-		return "", wire.Refuse(wire.NotAllowed, "%s would join as the user %s, and %s is a name of riff-server itself (riff@server): no person can have it. Invite another email of the person, whose part before @ is not %s", email, user, user, user)
+	reply.Domain = v.opts.AllowedDomain
+	person := func(email string) (wire.Person, bool) {
+		out := wire.Person{User: p.userOf(email)}
+		if reply.Emails {
+			out.Email = email
+		}
+		return out, out.User != "" || out.Email != ""
 	}
-	return email, nil
-}
-
-// UserOfEmail makes the USER of an email: the part before @, in lower
-// case, with each character that a user name cannot hold as '-'.
-func UserOfEmail(email string) (string, error) {
-	parsed, err := ParseEmail(email)
-	if err != nil {
-		return "", err
-	}
-	local, _, _ := strings.Cut(parsed, "@")
-	var b strings.Builder
-	for _, r := range local {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
+	if p.Owner != "" {
+		if o, ok := person(p.Owner); ok {
+			reply.Owner = &o
 		}
 	}
-	user := b.String()
-	if len(user) > name.MaxNameLen {
-		user = user[:name.MaxNameLen]
+	if p.Asked != "" {
+		if a, ok := person(p.Asked); ok {
+			reply.Asked = &a
+			reply.AskedDueMs = p.AskedMs + v.ownerWait()
+		}
 	}
-	if err := name.CheckUser(user); err != nil {
-		return "", bad("the email %s gives no user name: %v", quote.Input(email), err)
+	admins := map[string]bool{}
+	for _, e := range p.Admins {
+		admins[e] = false
 	}
-	return user, nil
+	for _, e := range v.opts.Admins {
+		admins[e] = true
+	}
+	for _, e := range slices.Sorted(maps.Keys(admins)) {
+		if e == p.Owner {
+			continue
+		}
+		if a, ok := person(e); ok {
+			a.Settings = admins[e]
+			reply.Admins = append(reply.Admins, a)
+		}
+	}
+	members := slices.Clone(p.Members)
+	slices.Sort(members)
+	for _, e := range members {
+		if e == p.Owner || slices.Contains(p.Admins, e) || slices.Contains(v.opts.Admins, e) {
+			continue
+		}
+		m, ok := person(e)
+		if !ok {
+			continue
+		}
+		if m.User == "" {
+			reply.MayJoin = append(reply.MayJoin, m)
+		} else {
+			reply.Members = append(reply.Members, m)
+		}
+	}
+	return reply
 }
 
-// roleOf gives the role of user in a riff with sign-in: the owner of the
-// log, an admin of the log, else a member.
-func (p People) roleOf(user string) Role {
-	email, ok := p.Emails[user]
+// OwnerLine gives the owner line of who and whoami for c: USER (EMAIL)
+// to a member, USER alone to a caller who is not one, none in a riff
+// with sign-in and no owner, and nothing with no sign-in.
+func (v View) OwnerLine(c Caller) string {
+	if !v.opts.SignIn {
+		return ""
+	}
+	p := v.riff.People
+	if p.Owner == "" {
+		return "none"
+	}
+	user := p.userOf(p.Owner)
 	switch {
-	case !ok:
-		return Member
-	case email == p.Owner:
-		return Owner
-	case slices.Contains(p.Admins, email):
-		return Admin
+	case !v.CallerIsMember(c) && user == "":
+		return "a person who did not sign in yet"
+	case !v.CallerIsMember(c):
+		return user
+	case user == "":
+		return p.Owner + " (did not sign in yet)"
 	}
-	return Member
-}
-
-// LostSignIn is the text of a call of a sign-in that ended.
-const LostSignIn = "the sign-in of this machine ended: run riff login"
-
-// NormalEmail gives an email as the people hold it: lower case, with no
-// space around it.
-func NormalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
-// SignInCaller is the caller of the command admit: the sign-in of user
-// (the USER that [UserOfEmail] gives for its email).
-func SignInCaller(user string) Caller {
-	return Caller{URI: name.SessionURI{User: user}, Class: record.ClassSignIn}
+	return fmt.Sprintf("%s (%s)", user, p.Owner)
 }

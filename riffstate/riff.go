@@ -179,54 +179,6 @@ type NoteVersion struct {
 // keeps.
 const MaxNoteVersions = 100
 
-// People are the people of a riff with sign-in. A riff with no sign-in
-// has none; the records read all the same.
-type People struct {
-	Emails  map[string]string `json:"emails,omitempty"`
-	Members []string          `json:"members,omitempty"`
-	Admins  []string          `json:"admins,omitempty"`
-	Owner   string            `json:"owner,omitempty"`
-	// HadOwner is true once the log named an owner: name_owner names
-	// the first owner only in a riff that never had one.
-	HadOwner bool   `json:"had_owner,omitempty"`
-	Asked    string `json:"asked,omitempty"`
-	AskedMs  int64  `json:"asked_ms,omitempty"`
-	// Ended holds the position of the last member_removed or
-	// signins_ended record of each email.
-	Ended map[string]uint64 `json:"ended,omitempty"`
-	// EndedUsers holds the position of the last member_removed or
-	// signins_ended record of the email of each user: a removal frees
-	// the user name, so the end of its sign-ins stays with the user when
-	// another email takes the name.
-	EndedUsers map[string]uint64 `json:"ended_users,omitempty"`
-	// Removed holds each email of a member_removed record that no
-	// member_invited let in again: the allowed domain lets none of them
-	// join, and each user name that it held is free.
-	Removed []string `json:"removed,omitempty"`
-}
-
-// SignInOf gives what a load of the sign-ins needs of user: whether the
-// log knows the user (a person_joined of its email), and the position of
-// the last end of its sign-ins. A name of the server is no person's
-// ([ServerNames]): a sign-in of such a user, kept by a build before that
-// rule, is not known, so the load drops it.
-func (p People) SignInOf(user string) (known bool, ended uint64) {
-	if _, ok := p.Emails[user]; !ok || IsServerName(user) {
-		return false, 0
-	}
-	return true, p.EndedOf(user)
-}
-
-// EndedOf gives the position of the last end of the sign-ins of user:
-// of its email now, and of each email that held the name before.
-func (p People) EndedOf(user string) uint64 {
-	ended := p.EndedUsers[user]
-	if email, ok := p.Emails[user]; ok {
-		ended = max(ended, p.Ended[email])
-	}
-	return ended
-}
-
 // NewRiff gives an empty riff.
 func NewRiff() *Riff {
 	return &Riff{
