@@ -93,6 +93,16 @@ func NewSignedIn(e *Engine, opts SignInOptions) (*SignedIn, error) {
 	if e.SignIns() == nil {
 		return nil, errors.New("the token layer of sign-in needs an engine with sign-in (Options.SignIn)")
 	}
+	// A riff with a provider whose settings and log let nobody join
+	// could never get a person, nor an owner: the start says which
+	// setting to give (docs/people.md, "The first owner").
+	if opts.IDTokens != nil {
+		var nobody error
+		e.View(func(v riffstate.View, _ riffstate.Now) { nobody = v.MayBeJoined() })
+		if nobody != nil {
+			return nil, nobody
+		}
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
