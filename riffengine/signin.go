@@ -129,7 +129,7 @@ func (l *SignedIn) proveAs(r *http.Request, t tokens.Token, me name.SessionURI) 
 	}
 	c := riffstate.CallerOf(me)
 	c.Key, c.SignedInAt = t.Key, t.Position
-	return Proof{caller: c, call: headerValue(r.Header, headerCall)}, nil
+	return Proof{caller: c, call: headerValue(r.Header, headerCall), held: streamOwner{signIn: t.SignIn, expires: t.Expires}}, nil
 }
 
 // notYou says whether a token may act as me. A person token does not act
