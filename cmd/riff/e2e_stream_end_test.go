@@ -75,3 +75,54 @@ func TestGivenATailAndAWatchOfAPersonWhenTheOwnerRemovesThePersonThenNeitherGets
 		}
 	}
 }
+
+// A tail whose access token expires, with the real binaries: riff-server
+// ends the stream at the expiry, and riff tail opens it again with its
+// renewed token, with no break to show, and shows each message once.
+// The token lives 2 s of real time (--access-life): the test waits for
+// it.
+func TestGivenATailWhenItsAccessTokenExpiresThenRiffTailOpensItAgainWithTheRenewedTokenAndShowsEachMessageOnce(t *testing.T) {
+	bin := buildRiff(t, "riff", "riff-server")
+	p := newProvider(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const life = 2 * time.Second
+	s := startSignInServer(t, bin, t.TempDir(), p, "--access-life", life.String())
+	var script strings.Builder
+	mike := newTeamMachine(t, bin, s.url(), "pangolin", &script)
+	mike.signIn(ctx, p, "mike@example.com", "mike")
+	bob := newTeamMachine(t, bin, s.url(), "heron", &script)
+	mike.ok("invite", "bob@example.com")
+	bob.signIn(ctx, p, "bob@example.com", "bob")
+	before := keptTokens(t, bob.home, s.url())
+
+	open := filepath.Join(t.TempDir(), "open")
+	if err := os.WriteFile(open, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tailCmd := exec.Command(filepath.Join(bin, "riff"), "tail", "chat", "--color", "never")
+	tailCmd.Dir, tailCmd.Env = bob.dir, append(bob.env(), envTailGate+"="+open)
+	tail := startProc(t, tailCmd, "riff tail chat", 30*time.Second)
+	mike.ok("post", "--thread", "chat", "message one")
+	tail.waitOut("message one")
+	// The tail renews its token when the server ends the stream at its
+	// expiry: the kept refresh token changes.
+	deadline := time.Now().Add(30 * time.Second)
+	for keptTokens(t, bob.home, s.url())[1] == before[1] {
+		if time.Now().After(deadline) {
+			t.Fatalf("riff tail renewed no token in 30 s with an access life of %s", life)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mike.ok("post", "--thread", "chat", "message two")
+	tail.waitOut("message two")
+	out, errOut := tail.stdout.String(), tail.stderr.String()
+	for _, m := range []string{"message one", "message two"} {
+		if n := strings.Count(out, m); n != 1 {
+			t.Errorf("riff tail showed %q %d times; want once:\n%s", m, n, out)
+		}
+	}
+	if strings.Contains(errOut, "(reconnecting") || strings.Contains(errOut, "(back)") || strings.Contains(errOut, "riff:") {
+		t.Errorf("riff tail showed a break at the renewal of its token:\n%s", errOut)
+	}
+}
