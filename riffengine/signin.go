@@ -165,7 +165,7 @@ func (l *SignedIn) Prove(r *http.Request, t Token, me name.SessionURI) (Proof, *
 	}
 	c := riffstate.CallerOf(me)
 	c.Key, c.SignedInAt = t.t.Key, t.t.Position
-	return Proof{caller: c, call: headerValue(r.Header, headerCall)}, nil
+	return Proof{caller: c, call: headerValue(r.Header, headerCall), held: streamOwner{signIn: t.t.SignIn, expires: t.t.Expires}}, nil
 }
 
 // Facts gives the facts of the server only to a signed-in person: the
