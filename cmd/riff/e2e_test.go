@@ -91,7 +91,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	bin := t.TempDir()
 	for _, name := range []string{"riff", "riff-server"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./"+name)
+		cmd := exec.Command("go", "build", "-tags", testBuildTags, "-o", filepath.Join(bin, name), "./"+name)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", name, err, out)
@@ -148,7 +148,7 @@ func testScenario(t *testing.T, bin string, srv *riffServer, color, local, dir s
 			registerWorker(t, server, step.session)
 		}
 		args := append([]string{"--color", color}, replaceArg(step.args, "NOTES", notes)...)
-		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + local}, args...)
+		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{testLocalEnv + "=" + local}, args...)
 		shown := replaceArg(args, notes, "NOTES")
 		if step.session != "" {
 			shown = append([]string{"RIFF_SESSION=" + step.session}, shown...)
@@ -251,7 +251,7 @@ func testClient(t *testing.T, server string) *riffclient.Client {
 // riff-server of the machine does not change the output.
 func riffEnv(server, session string) []string {
 	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session,
-		envTestLocal+"=http://127.0.0.1:1")
+		testLocalEnv+"=http://127.0.0.1:1")
 }
 
 // runRiff runs the riff binary in dir as session ("" is the person), and
@@ -417,3 +417,11 @@ func waitServes(t *testing.T, server string) {
 	}
 	t.Fatalf("riff-server at %s did not serve in 30 s", server)
 }
+
+// testLocalEnv names the riff of this machine for riff server in a
+// binary built with the tag rifftest (testhooks_rifftest.go).
+const testLocalEnv = "RIFF_TEST_LOCAL"
+
+// testBuildTags are the tags of each binary that the tests build: the
+// hooks of the tests (testhooks_rifftest.go).
+const testBuildTags = "rifftest"

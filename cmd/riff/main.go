@@ -50,6 +50,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 		now:      time.Now,
 		terminal: isTerminal,
 	}
+	testHooks(s)
 	return s.run(ctx, args)
 }
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/mem"
@@ -48,7 +48,7 @@ func buildRiffVersion(t *testing.T, version string, names ...string) string {
 	}
 	bin := t.TempDir()
 	for _, n := range names {
-		args := []string{"build", "-o", filepath.Join(bin, n)}
+		args := []string{"build", "-tags", testBuildTags, "-o", filepath.Join(bin, n)}
 		if version != "" {
 			args = append(args, "-ldflags", "-X main.version="+version)
 		}
