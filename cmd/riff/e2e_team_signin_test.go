@@ -42,9 +42,9 @@ func deviceLoginAt(t *testing.T, ctx context.Context, bin string, p *oidcfake.Pr
 	return stdout
 }
 
-// keptTokens gives the access and refresh tokens that the machine home
-// keeps for the riff at server.
-func keptTokens(t *testing.T, home, server string) []string {
+// storedTokens gives the access and refresh tokens that the machine home
+// stores for the riff at server.
+func storedTokens(t *testing.T, home, server string) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
 	if err != nil {
@@ -118,10 +118,10 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	}
 
 	// The access tokens expire: riff refreshes by itself.
-	before := keptTokens(t, mike, s.url())
+	before := storedTokens(t, mike, s.url())
 	time.Sleep(life + 500*time.Millisecond)
 	must(mike, "whoami")
-	after := keptTokens(t, mike, s.url())
+	after := storedTokens(t, mike, s.url())
 	if after[1] == before[1] {
 		t.Fatalf("riff kept the same refresh token after its access token expired: no refresh")
 	}
@@ -145,8 +145,8 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	lines := s.log.String()
 	marks := append([]string{"mike@example.com", "ann@example.com", "marked-body-7f3e"}, before...)
 	marks = append(marks, after...)
-	marks = append(marks, keptTokens(t, mike, s.url())...)
-	marks = append(marks, keptTokens(t, ann, s.url())...)
+	marks = append(marks, storedTokens(t, mike, s.url())...)
+	marks = append(marks, storedTokens(t, ann, s.url())...)
 	for _, mark := range marks {
 		if mark != "" && strings.Contains(lines, mark) {
 			t.Errorf("a line of riff-server holds %q:\n%s", mark, lines)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -74,7 +75,9 @@ func TestGivenARiffWhoseProviderNamesAnotherIssuerWhenLoginRunsThenItIsRefusedAn
 	dir := t.TempDir()
 	m := machineOf(t, f, dir, nil)
 	opened := false
-	_, err := m.Login(context.Background(), LoginOptions{Open: func(string) error { opened = true; return nil }})
+	// A short wait: a login that took the document would wait for the
+	// person in the browser flow, and end with the wait, not the refusal.
+	_, err := m.Login(context.Background(), LoginOptions{Wait: time.Second, Open: func(string) error { opened = true; return nil }})
 	var pe *ProviderError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), `names the issuer "https://accounts.example.com"`) {
 		t.Fatalf("Login = %v; want the refusal of the discovery as a fault of the provider", err)
