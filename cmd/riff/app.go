@@ -246,7 +246,7 @@ func (c *cli) setup() error {
 }
 
 // auth gives the Auth of the client: the sign-in of this machine when it
-// keeps one for the server (also one that ended, so that each command
+// stores one for the server (also one that ended, so that each command
 // says so), else none: a client with no Auth sends no token and checks
 // no signature, as a riff with no sign-in wants.
 func (c *cli) auth() riffclient.Auth {
