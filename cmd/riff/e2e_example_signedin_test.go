@@ -10,17 +10,6 @@ import (
 	"time"
 )
 
-// buildExample builds the program examples/NAME (a module of the
-// workspace) into bin.
-func buildExample(t *testing.T, bin, name string) {
-	t.Helper()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, name), "github.com/como-technologies/riff/examples/"+name)
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build examples/%s: %v\n%s", name, err, out)
-	}
-}
-
 // TestGivenASignInThatRiffLoginStoredWhenAGoProgramCallsTheRiffThenItCallsAsThePersonWithSignedPosts:
 // examples/signedin, a Go program with riffclient and riffclient/signin
 // only, calls the real riff-server with sign-in as the person of the
@@ -29,7 +18,8 @@ func buildExample(t *testing.T, bin, name string) {
 // riff reads it too. With no stored sign-in it says what to run.
 func TestGivenASignInThatRiffLoginStoredWhenAGoProgramCallsTheRiffThenItCallsAsThePersonWithSignedPosts(t *testing.T) {
 	bin := buildRiff(t, "riff", "riff-server")
-	buildExample(t, bin, "signedin")
+	// A program of the module examples, built as a package path.
+	exampleBin := binaries(t, "", "github.com/como-technologies/riff/examples/signedin")
 	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -38,7 +28,7 @@ func TestGivenASignInThatRiffLoginStoredWhenAGoProgramCallsTheRiffThenItCallsAsT
 	dir := repoDir(t)
 	example := func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, filepath.Join(bin, "signedin"), args...)
+		cmd := exec.CommandContext(ctx, filepath.Join(exampleBin, "signedin"), args...)
 		cmd.Dir = dir
 		cmd.Env = loginEnv(s.url(), home)
 		var stdout, stderr syncBuffer

@@ -89,14 +89,7 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the end-to-end test builds two binaries")
 	}
-	bin := t.TempDir()
-	for _, name := range []string{"riff", "riff-server"} {
-		cmd := exec.Command("go", "build", "-tags", testBuildTags, "-o", filepath.Join(bin, name), "./"+name)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, out)
-		}
-	}
+	bin := binaries(t, "", "./riff", "./riff-server")
 	// The scenario runs twice, each time against its own riff-server:
 	// with --color never and with --color always. The riff of this
 	// machine in riff server is the server itself (under the name
@@ -421,7 +414,3 @@ func waitServes(t *testing.T, server string) {
 // testLocalEnv names the riff of this machine for riff server in a
 // binary built with the tag rifftest (testhooks_rifftest.go).
 const testLocalEnv = "RIFF_TEST_LOCAL"
-
-// testBuildTags are the tags of each binary that the tests build: the
-// hooks of the tests (testhooks_rifftest.go).
-const testBuildTags = "rifftest"
