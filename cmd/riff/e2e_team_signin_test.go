@@ -141,7 +141,9 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 		t.Errorf("mike's whoami after the kill:\n%s", out)
 	}
 	refreshedBy(after)
-	// The watch went on through the kill and the restart.
+	// The watch went on through the kill and the restart: once it is
+	// back (it tries again every 5 s), a tell wakes it.
+	watch.waitErr("(back)")
 	must(mike, "tell", "b7d0", "marked-body-7f3e and #41?")
 	watch.waitOut("(message 2)\n")
 	watch.stop()

@@ -412,5 +412,5 @@ func waitServes(t *testing.T, server string) {
 }
 
 // testLocalEnv names the riff of this machine for riff server in a
-// binary built with the tag rifftest (testhooks_rifftest.go).
+// test build of riff (testdata/testbuild/testhooks.go).
 const testLocalEnv = "RIFF_TEST_LOCAL"

@@ -1,12 +1,11 @@
-//go:build !rifftest
-
 package main
 
 import "testing"
 
 // TestGivenTheBinaryOfAPersonWhenRiffTestLocalIsSetThenRiffServerIgnoresIt:
-// only a binary built with the tag rifftest takes the riff of this
-// machine from the env; the riff of a person asks http://127.0.0.1:7878.
+// only the test build of riff (testdata/testbuild/testhooks.go) takes
+// the riff of this machine from the env; the riff of a person asks
+// http://127.0.0.1:7878.
 func TestGivenTheBinaryOfAPersonWhenRiffTestLocalIsSetThenRiffServerIgnoresIt(t *testing.T) {
 	s := &system{env: func(k string) string { return map[string]string{testLocalEnv: "http://127.0.0.1:1"}[k] }}
 	testHooks(s)
