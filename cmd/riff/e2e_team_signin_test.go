@@ -50,18 +50,18 @@ func storedTokens(t *testing.T, home, server string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Access  string `json:"access_token"`
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(data, &kept); err != nil {
+	if err := json.Unmarshal(data, &stored); err != nil {
 		t.Fatal(err)
 	}
-	k := kept.Servers[server]
+	k := stored.Servers[server]
 	if k.Refresh == "" {
-		t.Fatalf("the machine keeps no refresh token for %s:\n%s", server, data)
+		t.Fatalf("the machine stores no refresh token for %s:\n%s", server, data)
 	}
 	return []string{k.Access, k.Refresh}
 }
