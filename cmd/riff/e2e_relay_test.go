@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,7 +13,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/door"
 )
 
-// The env vars that the test build of riff reads (testBuildFlags): the
+// The env vars that the test build of riff reads (testOverlay): the
 // marks and the gates of its streams. The riff that a person runs reads
 // none of them.
 const (
@@ -22,31 +21,6 @@ const (
 	envWatchGate  = "RIFF_TEST_WATCH_GATE"
 	envTailGate   = "RIFF_TEST_TAIL_GATE"
 )
-
-// testBuildFlags gives the flags of go build (run in cmd) that build the
-// riff of the end-to-end tests: streamtest.go replaced by
-// testdata/testbuild/streamtest.go, which turns the options of the
-// streams (door.Watch's Marks and Gate, the gate of riff tail) on from
-// the env vars above. The overlay file is written in dir.
-func testBuildFlags(dir string) ([]string, error) {
-	product, err := filepath.Abs("streamtest.go")
-	if err != nil {
-		return nil, err
-	}
-	test, err := filepath.Abs(filepath.Join("testdata", "testbuild", "streamtest.go"))
-	if err != nil {
-		return nil, err
-	}
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {product: test}})
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(path, overlay, 0o600); err != nil {
-		return nil, err
-	}
-	return []string{"-overlay", path}, nil
-}
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests
 // of the relay.

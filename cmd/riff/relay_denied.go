@@ -9,8 +9,8 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient/denied"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/secret"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient/door"
+	"github.com/como-technologies/riff/riffclient/local"
 )
 
 // relayWatch is riff relay watch: the watch that the Monitor of the lead

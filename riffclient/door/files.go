@@ -4,19 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
-)
-
-// The modes of the files of a session and of their folders: those of the
-// local folder, private to its user (docs/agents.md, "The local folder").
-const (
-	dirMode  fs.FileMode = 0o700
-	fileMode fs.FileMode = 0o600
 )
 
 // sessions is the folder of the files of the sessions in the local
@@ -34,8 +27,9 @@ const sessions = "sessions"
 // sees the old file or the new one, never a part. Each method checks the
 // session ID first, so that it names no other path.
 type Files struct {
-	// Dir is the local folder, as riffclient/local (today
-	// cmd/riff/internal/local) gives it: private, mode 0700.
+	// Dir is the local folder, as local.Dir gives it: private, mode
+	// 0700. The files of a session take its modes (local.DirMode,
+	// local.FileMode).
 	Dir string
 }
 
@@ -139,7 +133,7 @@ func (s Files) writeFile(session, file string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(sd, dirMode); err != nil {
+	if err := os.MkdirAll(sd, local.DirMode); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(sd, "."+file+".*")
@@ -147,7 +141,7 @@ func (s Files) writeFile(session, file string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(fileMode); err != nil {
+	if err := tmp.Chmod(local.FileMode); err != nil {
 		tmp.Close()
 		return err
 	}

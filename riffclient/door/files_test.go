@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 )
 
@@ -26,8 +27,8 @@ func TestGivenAFactWhenWrittenThenItReadsBackInAPrivateFile(t *testing.T) {
 		t.Errorf("ReadFact = %+v, %v; want %+v", got, err, want)
 	}
 	info, err := os.Stat(filepath.Join(dir, "sessions", "s1", "fact"))
-	if err != nil || info.Mode().Perm() != fileMode {
-		t.Errorf("mode of the fact = %v, %v; want %v", info.Mode().Perm(), err, fileMode)
+	if err != nil || info.Mode().Perm() != local.FileMode {
+		t.Errorf("mode of the fact = %v, %v; want %v", info.Mode().Perm(), err, local.FileMode)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "sessions", "s1"))
 	if len(entries) != 1 {

@@ -1,7 +1,7 @@
 package main
 
 // This file replaces streamtest.go in the riff that the end-to-end tests
-// build (go build -overlay, see testBuildFlags in e2e_relay_test.go): it
+// build (go build -overlay, see testOverlay in binaries_test.go): it
 // turns on the options of the streams from env vars that only a test
 // sets. The riff that a person runs is built without it.
 
