@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -76,7 +77,7 @@ func TestGivenADamagedNewestCheckpointWhenTheServerStartsThenItUsesTheOneBeforeI
 	}
 	logs := &lines{}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
-		Logger: riffengine.NewLogger(logs, slog.LevelInfo), Now: clk.Now})
+		Logger: jsonlog.New(logs, slog.LevelInfo), Now: clk.Now})
 	defer e.Halt(context.Canceled)
 	e.SetUnread(loaded.Unread)
 

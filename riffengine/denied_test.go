@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -82,7 +83,7 @@ func startDenied(t *testing.T, s deniedSetup) *deniedRiff {
 	t.Helper()
 	r := &deniedRiff{signedRiff: &signedRiff{t: t, logs: &lines{}}, clock: newClock(), timer: newWindowTimer()}
 	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{
-		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: !s.noSignIn, StateOptions: s.opts, TimerEvery: time.Hour, Now: r.clock.Now,
 	})
 	if err != nil {

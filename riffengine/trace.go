@@ -2,7 +2,6 @@ package riffengine
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -30,37 +29,6 @@ const (
 	// NameCut is the longest name that a denied line holds.
 	NameCut = 200
 )
-
-// NewLogger gives the logger of the trace lines of riff-server: a JSON
-// object a line with severity (DEBUG, INFO, WARNING or ERROR), time,
-// message and the fields of the line. Lines under level are dropped.
-func NewLogger(w io.Writer, level slog.Leveler) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
-		Level: level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) > 0 {
-				return a
-			}
-			switch a.Key {
-			case slog.LevelKey:
-				level, _ := a.Value.Any().(slog.Level)
-				sev := "INFO"
-				switch {
-				case level >= slog.LevelError:
-					sev = "ERROR"
-				case level >= slog.LevelWarn:
-					sev = "WARNING"
-				case level < slog.LevelInfo:
-					sev = "DEBUG"
-				}
-				return slog.String("severity", sev)
-			case slog.MessageKey:
-				return slog.Attr{Key: "message", Value: a.Value}
-			}
-			return a
-		},
-	}))
-}
 
 // callerAttr gives the caller of a line: {"session":"mike/84cf"} or
 // {"person":"mike"}. A line names a user, never an email.

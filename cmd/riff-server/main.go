@@ -29,6 +29,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -258,7 +259,7 @@ func loopback(host string) bool {
 // the lease with its port closed, and listens after its wait, when the
 // old instance has closed it.
 func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
-	log := riffengine.NewLogger(stderr, slog.LevelInfo)
+	log := jsonlog.New(stderr, slog.LevelInfo)
 	if err := s.signIn.check(); err != nil {
 		return err
 	}
