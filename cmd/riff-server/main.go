@@ -30,6 +30,7 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/jsonlog"
+	"github.com/como-technologies/riff/riffcore/loopback"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -233,18 +234,10 @@ func checkListen(addr string, anywhere, signIn bool) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	if loopback(host) || signIn || anywhere {
+	if loopback.Is(host) || signIn || anywhere {
 		return nil
 	}
 	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give it a provider (--client-id) to listen there with sign-in, or --listen-anywhere to listen there with no sign-in all the same", addr)
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // serve runs the server: riffengine.Open loads, takes the lease and
@@ -266,7 +259,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	if err := checkListen(s.listen, s.anywhere, s.signIn.on()); err != nil {
 		return err
 	}
-	if host, _, _ := net.SplitHostPort(s.listen); !loopback(host) && !s.signIn.on() {
+	if host, _, _ := net.SplitHostPort(s.listen); !loopback.Is(host) && !s.signIn.on() {
 		log.Warn("riff-server listens on "+s.listen+" with no sign-in (--listen-anywhere): each program that reaches it can act as any session and any person",
 			"target", "start", "listen", s.listen)
 	}
