@@ -23,5 +23,5 @@ func Is(host string) bool {
 		return true
 	}
 	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
+	return err == nil && ip.IsLoopback()
 }
