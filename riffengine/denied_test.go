@@ -32,7 +32,7 @@ import (
 // dropped line, the kept lines, the same reply).
 
 // windowTimer is the timer of the windows of the denied lines that the
-// test fires: each timer that RunDenied asks for comes on asked.
+// test fires: each timer that the denier arms comes on asked.
 type windowTimer struct {
 	asked   chan askedTimer
 	stopped atomic.Int64
@@ -40,18 +40,18 @@ type windowTimer struct {
 
 type askedTimer struct {
 	wait time.Duration
-	fire chan time.Time
+	// fire runs the end of the window, as the timer would.
+	fire func()
 }
 
-func newWindowTimer() *windowTimer { return &windowTimer{asked: make(chan askedTimer, 16)} }
+func newWindowTimer() *windowTimer { return &windowTimer{asked: make(chan askedTimer, 1024)} }
 
-func (w *windowTimer) after(d time.Duration) (<-chan time.Time, func() bool) {
-	fire := make(chan time.Time, 1)
-	w.asked <- askedTimer{wait: d, fire: fire}
-	return fire, func() bool { w.stopped.Add(1); return true }
+func (w *windowTimer) after(d time.Duration, f func()) func() bool {
+	w.asked <- askedTimer{wait: d, fire: f}
+	return func() bool { w.stopped.Add(1); return true }
 }
 
-// next waits until RunDenied asks for a timer.
+// next waits until the denier arms a timer.
 func (w *windowTimer) next(t *testing.T) askedTimer {
 	t.Helper()
 	select {
@@ -64,13 +64,13 @@ func (w *windowTimer) next(t *testing.T) askedTimer {
 }
 
 // deniedRiff is a riff with sign-in whose windows of denied lines a test
-// times: the clock of the engine, and the timer of RunDenied.
+// times: the clock of the engine, and the timer of the windows.
 type deniedRiff struct {
 	*signedRiff
 	srv   *riffengine.Handler
 	clock *clock
 	timer *windowTimer
-	stop  func() // ends RunDenied, as the stop of the program does
+	stop  func() // ends the open window, as the stop of the program does
 }
 
 type deniedSetup struct {
@@ -101,11 +101,8 @@ func startDenied(t *testing.T, s deniedSetup) *deniedRiff {
 		r.srv.BodyTime = s.bodyTime
 	}
 	r.srv.SetDeniedTimer(r.timer.after)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); r.srv.RunDenied(ctx) }()
 	var once sync.Once
-	r.stop = func() { once.Do(func() { cancel(); <-done }) }
+	r.stop = func() { once.Do(r.srv.FlushDenied) }
 	r.http = httptest.NewServer(r.srv)
 	t.Cleanup(func() {
 		r.stop()
@@ -253,7 +250,7 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 	if a.wait != riffengine.DeniedInterval {
 		t.Errorf("the timer of the window waits %v; want %v from its first call", a.wait, riffengine.DeniedInterval)
 	}
-	a.fire <- r.clock.Now()
+	a.fire()
 	until(t, "the dropped line", func() bool { return len(r.logs.with(t, "dropped")) > 0 })
 	r.stop()
 	dropped := r.logs.with(t, "dropped")
@@ -475,7 +472,7 @@ func TestGivenAWindowWhenItsTimerFiresOrTheServerStopsThenOneDroppedLineHasItsCo
 		t.Errorf("the first timer waits %v; want %v from the first refused call", a.wait, riffengine.DeniedInterval)
 	}
 	r.clock.Add(riffengine.DeniedInterval)
-	a.fire <- r.clock.Now()
+	a.fire()
 	// then one dropped line with the count of the window
 	until(t, "the dropped line of the first window", func() bool { return len(r.logs.with(t, "dropped")) == 1 })
 	if l := r.logs.with(t, "dropped")[0]; l["count"] != 10.0 || !mapsEqual(l["counts"], map[string]any{"no_token": 10.0}) {

@@ -66,11 +66,14 @@
 //     one;
 //   - the decoder of a replay (rifflog, inside Load): it ends with the
 //     load;
-//   - the HTTP server, the calls and streams on it, and
-//     [Handler.RunDenied] (the program): the engine ends the streams at
-//     its stop, and the program shuts its server down. RunDenied holds
-//     one timer at a time, the end of the open window of the denied
-//     lines; the end of its context stops the timer and ends the window.
+//   - the HTTP server, the calls and streams on it (the program): the
+//     engine ends the streams at its stop, and the program shuts its
+//     server down;
+//   - the timer of the open window of the denied lines (the denier of
+//     the Handler, a time.AfterFunc): at most one, armed when a window
+//     opens; each end of the window stops it, and
+//     [Handler.FlushDenied] at the stop of the program ends the window
+//     with no count lost.
 //
 // One path stops an engine for good (stopFor): it closes the gate (no new
 // command), marks why the instance stopped (each waiting call gets

@@ -81,15 +81,12 @@ type Handler struct {
 	// BodyTime is the longest read of the body of a refused call for its
 	// name (BodyTime).
 	BodyTime time.Duration
-	// deniedAfter is the timer of the end of a window of the denied
-	// lines (afterTimer; a test gives its own).
-	deniedAfter func(time.Duration) (<-chan time.Time, func() bool)
 }
 
 // NewHandler makes the HTTP side of e.
 func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
-		BodyTime: BodyTime, deniedAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
+		BodyTime: BodyTime, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.signIn, _ = tokens.(*SignedIn)
 	s.routes()

@@ -194,17 +194,6 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 	return Checked[R]{e: e, en: en}, nil, nil, nil
 }
 
-// Send runs the first stages of a command of the server, with no wait:
-// the writer finishes it also when nobody waits for it.
-func Send[C riffstate.Command[R], R any](e *Engine, cmd C) error {
-	checked, _, _, err := check[C, R](e, asServer(cmd), riffstate.Asked{})
-	if err != nil {
-		return err
-	}
-	checked.queue()
-	return nil
-}
-
 // RunServer runs a command of the server through the one path and waits
 // for its write.
 func RunServer[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cmd C) (R, error) {

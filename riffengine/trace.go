@@ -83,20 +83,26 @@ func traceFailed(log *slog.Logger, en *entry, why error, level slog.Level) {
 }
 
 // denier writes the denied lines of the token layer within their limits
-// (the flowchart of "The trace of a command"): at most DeniedMax lines
-// in a window of DeniedInterval, and a call with no valid token takes a
-// line only from the first DeniedMax-DeniedKept. Over the limit it counts
-// the codes, and the end of the window writes one dropped line with the
-// counts. A window starts at the first refused call after the end of the
-// last one; it ends at the timer of Handler.RunDenied, at a stop, or at
-// the first call after its time by the clock of the engine (so a late
-// timer does not make a window longer). The limits change only the
-// lines: the reply is the same.
+// (the flowchart of "The trace of a command", docs/trace.md): at most
+// DeniedMax lines in a window of DeniedInterval, and a call with no
+// valid token takes a line only from the first DeniedMax-DeniedKept.
+// Over the limit it counts the codes, and the end of the window writes
+// one dropped line with the counts. A window starts at the first refused
+// call after the end of the last one; it ends at its timer (a
+// time.AfterFunc that the window arms when it opens), at a stop
+// (Handler.FlushDenied), or at the first call after its time by the
+// clock of the engine (so a late timer does not make a window longer).
+// The limits change only the lines: the reply is the same.
+//
+// The denier owns its timer: one at a time, the timer of the open
+// window, which each end of that window stops. No goroutine runs for it
+// between two windows.
 type denier struct {
 	log *slog.Logger
 	now func() time.Time
-	// opened wakes RunDenied when a window opens, to time its end.
-	opened chan struct{}
+	// after arms the timer of a window: it calls f after d, unless stop
+	// is called first (afterFunc; a test gives a timer of its own).
+	after func(d time.Duration, f func()) (stop func() bool)
 
 	mu sync.Mutex
 	// open says that a window is open; window is its number, so that the
@@ -106,10 +112,12 @@ type denier struct {
 	start   time.Time
 	lines   int
 	dropped map[wire.Code]int
+	// stopTimer stops the timer of the open window (nil with none).
+	stopTimer func() bool
 }
 
 func newDenier(log *slog.Logger, now func() time.Time) *denier {
-	return &denier{log: log, now: now, opened: make(chan struct{}, 1), dropped: map[wire.Code]int{}}
+	return &denier{log: log, now: now, after: afterFunc, dropped: map[wire.Code]int{}}
 }
 
 // keptFor says whether a refused call may take the kept lines of a
@@ -144,10 +152,8 @@ func (d *denier) take(code wire.Code, kept bool) bool {
 	if !d.open {
 		d.open, d.start, d.lines = true, now, 0
 		d.window++
-		select {
-		case d.opened <- struct{}{}:
-		default: // RunDenied has a wake that it did not take yet
-		}
+		window := d.window
+		d.stopTimer = d.after(DeniedInterval, func() { d.endWindow(window) })
 	}
 	limit := DeniedMax - DeniedKept
 	if kept {
@@ -208,24 +214,13 @@ func namedAttrs(named string) []any {
 // one line also for a reader that takes the text out of the JSON.
 var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`, "\u0085", `\u0085`)
 
-// timing gives the number of the open window and the time left until
-// its end by the clock of the engine; open is false when no window is
-// open.
-func (d *denier) timing() (window uint64, left time.Duration, open bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.open {
-		return 0, 0, false
-	}
-	return d.window, d.start.Add(DeniedInterval).Sub(d.now()), true
-}
-
 // endWindow ends the window of that number when it is still open: its
-// timer fired.
+// timer fired (the timer is spent: nothing stops it).
 func (d *denier) endWindow(window uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.open && d.window == window {
+		d.stopTimer = nil
 		d.endLocked()
 	}
 }
@@ -245,6 +240,10 @@ func (d *denier) endLocked() {
 		return
 	}
 	d.open = false
+	if d.stopTimer != nil {
+		d.stopTimer()
+		d.stopTimer = nil
+	}
 	total := 0
 	counts := map[string]any{}
 	for code, n := range d.dropped {
@@ -258,43 +257,13 @@ func (d *denier) endLocked() {
 	clear(d.dropped)
 }
 
-// FlushDenied ends the window of the denied lines: a stop calls it, so
-// that no count is lost.
+// FlushDenied ends the open window of the denied lines and stops its
+// timer: a program calls it at its stop, after it shut its HTTP server
+// down, so that no count is lost. Until then each window ends on its own
+// timer.
 func (s *Handler) FlushDenied() { s.denier.end() }
 
-// RunDenied ends each window of the denied lines at its time: a timer
-// from the first refused call of the window, which writes the dropped
-// line of the window. The program runs it and ends ctx at its stop; the
-// stop ends the open window too, so that no count is lost.
-func (s *Handler) RunDenied(ctx context.Context) {
-	d := s.denier
-	defer d.end()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.opened:
-		}
-		for {
-			window, left, open := d.timing()
-			if !open {
-				break
-			}
-			fired, stop := s.deniedAfter(max(left, 0))
-			select {
-			case <-ctx.Done():
-				stop()
-				return
-			case <-fired:
-				d.endWindow(window)
-			}
-		}
-	}
-}
-
-// afterTimer is the timer of the end of a window: a real timer. A test
-// gives a timer of its own clock.
-func afterTimer(d time.Duration) (<-chan time.Time, func() bool) {
-	t := time.NewTimer(d)
-	return t.C, t.Stop
+// afterFunc is the timer of the end of a window: a real timer.
+func afterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
 }

@@ -62,6 +62,7 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 		e.mu.Lock()
 		e.writing = false
 		e.mu.Unlock()
+		e.wroteChunk()
 	}()
 	// A stop does not cut a write in the middle: the write has a time of
 	// its own (the GCS store gives up after 10 s of retries).
@@ -109,7 +110,7 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 // that finds no file ready makes its own). At most one runs at a time; a
 // stop waits for it.
 func (e *Engine) prepare(name string) {
-	p, ok := e.opts.Store.(preparer)
+	p, ok := e.opts.Store.(rifflog.Preparer)
 	if !ok {
 		return
 	}
@@ -130,12 +131,6 @@ func (e *Engine) prepare(name string) {
 		e.preparing = false
 		e.mu.Unlock()
 	}()
-}
-
-// preparer is a store that can make the file of the next object ahead
-// of time (the directory store).
-type preparer interface {
-	Prepare(name string) error
 }
 
 // finish finishes each command of a written chunk. written is the proof

@@ -274,7 +274,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	defer closeStore()
 	withLease := storeName != "memory"
 	p := &port{addr: s.listen, log: log, served: make(chan error, 1)}
-	defer p.stopDenied()
+	defer p.flushDenied()
 	e, err := riffengine.Open(ctx, st, riffengine.Options{
 		StoreName: storeName, Build: me, Logger: log,
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
@@ -304,7 +304,6 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		defer cancel()
 		err := e.Close(sctx)
 		p.shutdown()
-		p.server.FlushDenied()
 		return err
 	case <-e.Stopping():
 		// The engine stopped on its own: another instance took the lease
@@ -331,9 +330,8 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	}
 }
 
-// port is the HTTP side of serve: the listener, the HTTP server of the
-// engine, and the goroutine that logs the denied calls, which serve owns
-// and stops.
+// port is the HTTP side of serve: the listener and the HTTP server of
+// the engine, which serve owns and shuts down.
 type port struct {
 	addr       string
 	log        *slog.Logger
@@ -343,8 +341,7 @@ type port struct {
 	served     chan error
 	// taken is true when another process held the port at the load: the
 	// port opens after the lease wait.
-	taken      bool
-	deniedStop func()
+	taken bool
 }
 
 // open opens the port after the load, with the engine that answers 503
@@ -372,17 +369,15 @@ func (p *port) open(e *riffengine.Engine, withLease bool, signIn signInSettings)
 	default:
 		p.serve(ln)
 	}
-	deniedCtx, cancel := context.WithCancel(context.Background())
-	deniedDone := make(chan struct{})
-	go func() { defer close(deniedDone); p.server.RunDenied(deniedCtx) }()
-	p.deniedStop = func() { cancel(); <-deniedDone }
 	return nil
 }
 
-// stopDenied stops the goroutine of the denied calls, when it runs.
-func (p *port) stopDenied() {
-	if p.deniedStop != nil {
-		p.deniedStop()
+// flushDenied ends the open window of the denied lines at the stop,
+// after the port closed (each stop path closes it before serve returns),
+// when the port was made.
+func (p *port) flushDenied() {
+	if p.server != nil {
+		p.server.FlushDenied()
 	}
 }
 
