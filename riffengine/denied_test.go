@@ -29,7 +29,7 @@ import (
 
 // The denied lines of the token layer over real loopback (the engine
 // design, "The trace of a command": named, proved, the limits, the
-// dropped line, the kept lines, the same reply).
+// dropped line, the reserved lines, the same reply).
 
 // windowTimer is the timer of the windows of the denied lines that the
 // test fires: each timer that the denier arms comes on asked.
@@ -228,8 +228,8 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 	for _, l := range denied {
 		byCode[l["code"].(string)]++
 	}
-	if len(denied) > riffengine.DeniedMax || byCode["no_token"] != riffengine.DeniedMax-riffengine.DeniedKept || byCode["not_you"] != members {
-		t.Errorf("denied lines = %v; want %d no_token and the %d not_you", byCode, riffengine.DeniedMax-riffengine.DeniedKept, members)
+	if len(denied) > riffengine.DeniedMax || byCode["no_token"] != riffengine.DeniedMax-riffengine.DeniedReserved || byCode["not_you"] != members {
+		t.Errorf("denied lines = %v; want %d no_token and the %d not_you", byCode, riffengine.DeniedMax-riffengine.DeniedReserved, members)
 	}
 	key := thumbprint(t, d)
 	for _, l := range denied {
@@ -238,7 +238,7 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 		}
 		named, _ := l["named"].(map[string]any)
 		if l["path"] != "/v1/post" || l["proved"] != false || l["key"] != key || named["session"] != "mark-ada/s2" || l["caller"] != nil || l["reason"] != nil {
-			t.Errorf("kept line = %v; want path, proved false, the key %s, named mark-ada/s2, no caller, no reason", l, key)
+			t.Errorf("reserved line = %v; want path, proved false, the key %s, named mark-ada/s2, no caller, no reason", l, key)
 		}
 	}
 	if n := len(r.logs.with(t, "dropped")); n != 0 {
@@ -254,7 +254,7 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 	until(t, "the dropped line", func() bool { return len(r.logs.with(t, "dropped")) > 0 })
 	r.stop()
 	dropped := r.logs.with(t, "dropped")
-	wantCount := float64(flood - (riffengine.DeniedMax - riffengine.DeniedKept))
+	wantCount := float64(flood - (riffengine.DeniedMax - riffengine.DeniedReserved))
 	if len(dropped) != 1 || dropped[0]["count"] != wantCount || dropped[0]["severity"] != "WARNING" ||
 		!mapsEqual(dropped[0]["counts"], map[string]any{"no_token": wantCount}) {
 		t.Errorf("dropped lines = %v; want one with count %v and counts {no_token: %v}", dropped, wantCount, wantCount)
@@ -367,8 +367,8 @@ func TestGivenACallWithALineAndOneWithNoneWhenBothAreDeniedThenTheReplyIsTheSame
 			}
 			lines := len(r.logs.with(t, "denied"))
 			without, withoutClosed := r.noToken("/v1/whoami", tc.body)
-			if n := len(r.logs.with(t, "denied")); n != lines || n != riffengine.DeniedMax-riffengine.DeniedKept {
-				t.Fatalf("denied lines %d, then %d; want %d and no line of the last call", lines, n, riffengine.DeniedMax-riffengine.DeniedKept)
+			if n := len(r.logs.with(t, "denied")); n != lines || n != riffengine.DeniedMax-riffengine.DeniedReserved {
+				t.Fatalf("denied lines %d, then %d; want %d and no line of the last call", lines, n, riffengine.DeniedMax-riffengine.DeniedReserved)
 			}
 			if with.status != without.status || !bytes.Equal(with.body, without.body) {
 				t.Errorf("reply with a line %s; with none %s", with, without)
@@ -424,7 +424,7 @@ func TestGivenABodyOverTheLimitsWhenTheCallIsDeniedThenTheReplyClosesAndTheLineH
 	})
 	t.Run("over the limit of the lines: no read at all", func(t *testing.T) {
 		r := startDenied(t, deniedSetup{opts: adaOpts, bodyTime: time.Minute})
-		for range riffengine.DeniedMax - riffengine.DeniedKept {
+		for range riffengine.DeniedMax - riffengine.DeniedReserved {
 			r.noToken("/v1/whoami", whoami("bob"))
 		}
 		resp, body, closed := r.raw("/v1/whoami", 1000, me)
@@ -510,6 +510,6 @@ func TestGivenAWindowWhenItsTimerFiresOrTheServerStopsThenOneDroppedLineHasItsCo
 		}
 	}
 	if kept != 20 {
-		t.Errorf("%d not_you lines; want the 20 kept lines", kept)
+		t.Errorf("%d not_you lines; want the 20 reserved lines", kept)
 	}
 }

@@ -127,8 +127,8 @@
 //   - [Authenticated]: the command with the caller that the token layer
 //     proved ([Authenticate] with a [Proof]), or the server itself.
 //   - check takes Engine.mu, queues the register of a caller that the
-//     state does not know (an entry of its own), looks up a kept call
-//     with the same call ID, and runs [riffstate.Check] (permits, handle, the signal of the
+//     state does not know (an entry of its own), looks up an answered
+//     call with the same call ID, and runs [riffstate.Check] (permits, handle, the signal of the
 //     command) and [riffstate.State.Queue] (positions and the pending
 //     copy). It returns a [Checked] with the lock still held.
 //   - [Checked.queue] puts the entry in the queue of the writer and

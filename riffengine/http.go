@@ -234,9 +234,9 @@ func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 // limit gets no read and no line. key is the key of the token ("" with
 // none): the line has it only for a valid token.
 func (s *Handler) deniedUnread(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
-	kept := keptFor(refused.Code, key)
-	if s.denier.take(refused.Code, kept) {
-		s.denier.write(refused.Code, r.URL.Path, s.readName(w, r), keyIf(kept, key))
+	reserved := reservedFor(refused.Code, key)
+	if s.denier.take(refused.Code, reserved) {
+		s.denier.write(refused.Code, r.URL.Path, s.readName(w, r), keyIf(reserved, key))
 	} else if r.Body != nil && r.Body != http.NoBody {
 		readNoMore(w)
 	}
@@ -247,9 +247,9 @@ func (s *Handler) deniedUnread(w http.ResponseWriter, r *http.Request, refused *
 // (the me of a riff with no sign-in, or a token that may not act as the
 // me of the body), and its denied line, with the name from body.
 func (s *Handler) deniedRead(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte, key string) {
-	kept := keptFor(refused.Code, key)
-	if s.denier.take(refused.Code, kept) {
-		s.denier.write(refused.Code, r.URL.Path, nameOf(r, body), keyIf(kept, key))
+	reserved := reservedFor(refused.Code, key)
+	if s.denier.take(refused.Code, reserved) {
+		s.denier.write(refused.Code, r.URL.Path, nameOf(r, body), keyIf(reserved, key))
 	}
 	s.refuse(w, refused, 0)
 }

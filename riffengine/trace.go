@@ -22,10 +22,10 @@ const (
 	// call.
 	BodyTime = 2 * time.Second
 	// DeniedMax denied lines in one window of DeniedInterval; the last
-	// DeniedKept of them are for a call with a valid token.
+	// DeniedReserved of them are for a call with a valid token.
 	DeniedMax      = 100
 	DeniedInterval = 10 * time.Second
-	DeniedKept     = 20
+	DeniedReserved = 20
 	// NameCut is the longest name that a denied line holds.
 	NameCut = 200
 )
@@ -85,7 +85,7 @@ func traceFailed(log *slog.Logger, en *entry, why error, level slog.Level) {
 // denier writes the denied lines of the token layer within their limits
 // (the flowchart of "The trace of a command", docs/trace.md): at most
 // DeniedMax lines in a window of DeniedInterval, and a call with no
-// valid token takes a line only from the first DeniedMax-DeniedKept.
+// valid token takes a line only from the first DeniedMax-DeniedReserved.
 // Over the limit it counts the codes, and the end of the window writes
 // one dropped line with the counts. A window starts at the first refused
 // call after the end of the last one; it ends at its timer (a
@@ -120,10 +120,10 @@ func newDenier(log *slog.Logger, now func() time.Time) *denier {
 	return &denier{log: log, now: now, after: afterFunc, dropped: map[wire.Code]int{}}
 }
 
-// keptFor says whether a refused call may take the kept lines of a
+// reservedFor says whether a refused call may take the reserved lines of a
 // window: a call with a valid token (its key), refused with not_you or
 // bad_proof. A call with no token, a bad token or an old build may not.
-func keptFor(code wire.Code, key string) bool {
+func reservedFor(code wire.Code, key string) bool {
 	return key != "" && (code == wire.NotYou || code == wire.BadProof)
 }
 
@@ -141,8 +141,8 @@ func tokenLayerCode(code wire.Code) bool {
 // take says whether a refused call gets a line. true takes one line of
 // the window (the caller then reads the name and calls write); false
 // counts the code for the dropped line, and the call gets no read of
-// its body. kept is keptFor of the call.
-func (d *denier) take(code wire.Code, kept bool) bool {
+// its body. reserved is reservedFor of the call.
+func (d *denier) take(code wire.Code, reserved bool) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
@@ -155,8 +155,8 @@ func (d *denier) take(code wire.Code, kept bool) bool {
 		window := d.window
 		d.stopTimer = d.after(DeniedInterval, func() { d.endWindow(window) })
 	}
-	limit := DeniedMax - DeniedKept
-	if kept {
+	limit := DeniedMax - DeniedReserved
+	if reserved {
 		limit = DeniedMax
 	}
 	if d.lines >= limit {

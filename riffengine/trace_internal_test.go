@@ -14,11 +14,11 @@ import (
 // deny is a refused call as the handler makes its line: take, then
 // write when the window has a line for it.
 func deny(d *denier, code wire.Code, path, named, key string) bool {
-	kept := keptFor(code, key)
-	if !d.take(code, kept) {
+	reserved := reservedFor(code, key)
+	if !d.take(code, reserved) {
 		return false
 	}
-	d.write(code, path, named, keyIf(kept, key))
+	d.write(code, path, named, keyIf(reserved, key))
 	return true
 }
 
@@ -39,9 +39,9 @@ func jsonLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	return out
 }
 
-// The kept lines of a window: a call with a valid token (not_you,
+// The reserved lines of a window: a call with a valid token (not_you,
 // bad_proof) takes a line up to DeniedMax; a call with no valid token
-// only up to DeniedMax-DeniedKept. The token layer of a riff with no
+// only up to DeniedMax-DeniedReserved. The token layer of a riff with no
 // sign-in has no valid token, so this test calls the denier itself.
 func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptForThem(t *testing.T) {
 	var buf bytes.Buffer
@@ -49,7 +49,7 @@ func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptF
 	d := quietDenier(&buf, func() time.Time { return now })
 
 	// A bad token or an old build with a key (the key of a proof) is no
-	// valid token: its line has no key, and it takes no kept line.
+	// valid token: its line has no key, and it takes no reserved line.
 	deny(d, wire.BadToken, "/v1/token/refresh", "", "thumb-of-a-proof")
 	deny(d, wire.OldBuild, "/v1/claim", "", "thumb-of-a-proof")
 	for range 90 {
@@ -80,7 +80,7 @@ func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptF
 	if counts["no_token"] != 78 || counts["bad_token"] != 1 || counts["old_build"] != 1 || counts["not_you"]+counts["bad_proof"] != 20 {
 		t.Errorf("denied lines = %v; want 1 bad_token, 1 old_build, 78 no_token and 20 not_you or bad_proof", counts)
 	}
-	// 15 not_you and 5 bad_proof take the kept lines; the other 10
+	// 15 not_you and 5 bad_proof take the reserved lines; the other 10
 	// bad_proof are over the limit.
 	want := map[string]any{"no_token": 12.0, "bad_token": 1.0, "old_build": 1.0, "bad_proof": 10.0}
 	if dropped == nil || dropped["count"] != 24.0 || !equalMaps(dropped["counts"].(map[string]any), want) {
@@ -226,7 +226,7 @@ func TestGivenAWindowThatACallEndedWhenItsTimerFiresThenTheNextWindowStaysOpen(t
 		t.Errorf("the end by its own timer stopped the timer")
 	}
 	lines := jsonLines(t, &buf)
-	if last := lines[len(lines)-1]; last["msg"] != "dropped" || last["count"] != float64(DeniedMax+1-(DeniedMax-DeniedKept)) {
+	if last := lines[len(lines)-1]; last["msg"] != "dropped" || last["count"] != float64(DeniedMax+1-(DeniedMax-DeniedReserved)) {
 		t.Errorf("last line = %v; want the dropped line of the second window", last)
 	}
 	// and a stop with no window open arms nothing and writes nothing

@@ -109,8 +109,8 @@ func TestDeniedLinesHaveALimitAndOneDroppedLine(t *testing.T) {
 	}
 	// then 80 denied lines, and no dropped line yet
 	denied := r.logs.with(t, "denied")
-	if len(denied) != riffengine.DeniedMax-riffengine.DeniedKept {
-		t.Errorf("%d denied lines; want %d", len(denied), riffengine.DeniedMax-riffengine.DeniedKept)
+	if len(denied) != riffengine.DeniedMax-riffengine.DeniedReserved {
+		t.Errorf("%d denied lines; want %d", len(denied), riffengine.DeniedMax-riffengine.DeniedReserved)
 	}
 	if d := denied[0]; d["code"] != "no_token" || d["path"] != "/v1/claim" || d["proved"] != false {
 		t.Errorf("denied line = %v; want code no_token, path /v1/claim, proved false", d)

@@ -152,8 +152,8 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	for _, en := range entries {
 		if en.hasKey {
 			if en.refused == nil {
-				e.state.Keep(en.key, en.asked, riffstate.Done{Made: en.made}, now)
-				step.Keeps = append(step.Keeps, riffstate.ShadowKeep{Key: en.key, Asked: en.asked, Made: en.made, AtMs: now.Ms})
+				e.state.Answer(en.key, en.asked, riffstate.Done{Made: en.made}, now)
+				step.Answers = append(step.Answers, riffstate.ShadowAnswer{Key: en.key, Asked: en.asked, Made: en.made, AtMs: now.Ms})
 			}
 			if e.waits[en.key] == en {
 				delete(e.waits, en.key)
@@ -169,7 +169,7 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 		e.facts.lastWriteTook = took
 		e.facts.chunkSizes.add(len(records))
 	}
-	if e.shadow != nil && (len(step.Records) > 0 || len(step.Keeps) > 0) {
+	if e.shadow != nil && (len(step.Records) > 0 || len(step.Answers) > 0) {
 		e.steps = append(e.steps, step)
 	}
 	drops := e.takeDropsLocked()
