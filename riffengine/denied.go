@@ -14,8 +14,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The limits of the denied lines (the engine design, "The trace of a
-// command").
+// The limits of the denied lines (docs/trace.md, "The window").
 const (
 	// BodyTime is the longest read of a body for the name of a refused
 	// call.

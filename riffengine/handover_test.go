@@ -88,8 +88,8 @@ func annSees(r *riff) (unread uint64, detail string) {
 }
 
 // TestGivenTheLastCheckpointOfTheOldInstanceWhenTheNewOneEndsItsWaitThenItLoadsAgainFromIt
-// is the store design's "the new instance lists the checkpoints again
-// after the wait": the new instance loaded before the old one wrote its
+// is the rule "the new instance lists the checkpoints again after the
+// wait" (docs/operations.md, "A deploy: the handover"): the new instance loaded before the old one wrote its
 // last checkpoint, and after its wait it loads again from that one, so
 // it has ann's cursor and status, which only the memory of the old
 // instance and the checkpoint hold.

@@ -13,7 +13,8 @@ import (
 	"github.com/como-technologies/riff/riffengine"
 )
 
-// The trace lines (the engine design, "The trace of a command").
+// The trace lines (docs/operations.md, "The lines") and the denied lines
+// (docs/trace.md).
 
 // mark is the text that no log line may hold.
 const mark = "MARK-BODY-1234"

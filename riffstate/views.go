@@ -40,8 +40,8 @@ func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
 	return now.Ms-calledMs >= OfflineMs
 }
 
-// RunsOldRiff says whether a session runs an old riff (the guide, "Update
-// a session that runs an old riff"): the file of its riff was replaced
+// RunsOldRiff says whether a session runs an old riff (docs/wire.md, who:
+// update): the file of its riff was replaced
 // since it started, or its build is older than the server's (a lower
 // version, or the same version from an older commit). A session whose
 // riff told no build (a riff from before the mark) runs no old riff.

@@ -7,8 +7,8 @@
 //
 // # Values of a later build
 //
-// The format changes by rules (the engine design, "The rules for a change
-// of a record"). A reader of this build meets the values of later builds
+// The format changes by rules (docs/state.md, "Decisions where the seeds
+// are silent": a value of a later build). A reader of this build meets the values of later builds
 // this way; each line names the type and its rule:
 //
 //   - a change kind it does not know: [Other], with the raw JSON; the
