@@ -54,7 +54,7 @@
 //     copy of the state on, encodes and writes a checkpoint with the lock
 //     free;
 //   - the preparer (the engine, at most one at a time): makes the file of
-//     the next chunk, for a store that can;
+//     the next chunk, for a store that can ([rifflog.Preparer]);
 //   - the saver of signins.json and its watcher (the engine, from the
 //     first serve, in a riff with sign-in): writes the snapshot of the
 //     token store when it changed, at most once a second from the end
