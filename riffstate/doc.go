@@ -2,7 +2,7 @@
 // riff (what the log gives) and the presence (memory); apply, which
 // stores what a record says; each command as a type with its handle and
 // its reply; the permits table; the signals and the signal calls; the
-// views; the kept calls; and the checkpoint encoding.
+// views; the answered calls; and the checkpoint encoding.
 //
 // It is pure: it does no I/O, reads no clock, never logs, and iterates
 // no map in map order. Time and IDs come in as values ([Now]), so the
@@ -69,7 +69,7 @@
 // of record.Command (riffcore/record/commands.go), its role in Needs,
 // its rule in Handle, its reply in Reply, its signal in Signal. The
 // permits table has a row for each kind. The commands of the people are
-// in members.go and owner.go (docs/people.md).
+// in members.go, owner.go and admit.go (docs/people.md).
 // TestEachCommandTypeHasAKindConstantWithARowInThePermitsTable fails for
 // a command whose kind is a bare string or has no row. docs/state.md
 // shows the steps to add one.

@@ -55,13 +55,17 @@ func newProvider(t *testing.T) *oidcfake.Provider {
 }
 
 // startSignInServer starts the real riff-server with the provider p, the
-// owner mike@example.com and the flags more; dir "" keeps its state in
-// memory; ADDR in a flag is the address of the server. A cleanup stops
-// it, and shows its log when the test failed.
+// owner mike@example.com (unless more names --owner: "" for none) and
+// the flags more; dir "" keeps its state in memory; ADDR in a flag is
+// the address of the server. A cleanup stops it, and shows its log when
+// the test failed.
 func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider, more ...string) *riffServer {
 	t.Helper()
 	addr := freePort(t)
-	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com")
+	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID())
+	if !slices.Contains(more, "--owner") {
+		more = append(more, "--owner", "mike@example.com")
+	}
 	for i, arg := range more {
 		more[i] = strings.ReplaceAll(arg, "ADDR", addr)
 	}
@@ -113,6 +117,13 @@ func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARe
 	stdout, _, _ = riff("server", "--color", "never")
 	if !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") {
 		t.Errorf("riff server:\n%s; want the sign-in line and the facts", stdout)
+	}
+	// riff server in a session: the facts go only to a signed-in person
+	// (a session token gets not_you), and riff asks for them with the
+	// person token, so a session shows them too.
+	stdout, stderr, code = runRiffEnv(t, bin, dir, s.url(), "", append(loginEnv(s.url(), home), "RIFF_SESSION=a6cf2205-9a1b"), "server", "--color", "never")
+	if code != 0 || !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") || !strings.Contains(stdout, "live sign-ins") {
+		t.Errorf("riff server in a session = %d\n%s%s; want the sign-in line and the facts", code, stdout, stderr)
 	}
 
 	// A restart with no store: a new riff.
