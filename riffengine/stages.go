@@ -68,8 +68,8 @@ type Replied[R any] struct {
 	Reply  R
 	Repeat bool
 	// at is the position of the pending copy at the check of the
-	// command (0 for the reply of an answered call): the position of a sign-in is the one
-	// at the check of its admit.
+	// command (0 for the reply of an answered call): the position of a
+	// sign-in is the one at the check of its admit.
 	at uint64
 }
 
