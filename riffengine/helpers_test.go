@@ -242,6 +242,7 @@ func start(t testing.TB, s setup) *riff {
 		}
 		r.e.Halt(errors.New("the test ends"))
 		r.http.Close()
+		r.srv.FlushDenied() // stops the timer of an open window
 	})
 	return r
 }
