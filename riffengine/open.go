@@ -136,7 +136,7 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 		topts := opts.Tokens
 		topts.Now = opts.Now
 		e.signIns = tokens.New(topts)
-		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger)
+		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger, opts.SignInsEvery)
 		// The readers' check of the signed messages reads the keys of the
 		// live sign-ins; a load after the lease wait gets them too.
 		e.opts.StateOptions.LiveKeys = e.signIns.LiveKeys

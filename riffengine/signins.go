@@ -17,12 +17,15 @@ import (
 // a bucket").
 const (
 	// SignInsEvery is the least time from the end of one write of
-	// signins.json to the start of the next.
+	// signins.json to the start of the next (Options.SignInsEvery sets
+	// another).
 	SignInsEvery = time.Second
 	// SignInsMaxWait is the longest wait after failed writes: each
 	// failure (a 429 of Cloud Storage, or any other) doubles the wait,
-	// up to it; a good write sets it back to SignInsEvery.
-	SignInsMaxWait = 32 * time.Second
+	// up to it; a good write sets it back to SignInsEvery. It is
+	// signInsMaxTimes the least time.
+	SignInsMaxWait = signInsMaxTimes * SignInsEvery
+	signInsMaxTimes = 32
 	// signInsWriteFor bounds one write, so that a store that hangs
 	// counts as a failure and the wait grows.
 	signInsWriteFor = 10 * time.Second
@@ -39,6 +42,10 @@ type saver struct {
 	tokens *tokens.Store
 	now    func() time.Time
 	log    *slog.Logger
+
+	// every is the least time between two writes, maxWait the longest
+	// wait after failures.
+	every, maxWait time.Duration
 
 	mu sync.Mutex
 	// after is the timer of the schedule (time.After; the tests give a
@@ -57,9 +64,12 @@ type saver struct {
 	finalOnce sync.Once
 }
 
-func newSaver(store rifflog.Store, ts *tokens.Store, now func() time.Time, log *slog.Logger) *saver {
+func newSaver(store rifflog.Store, ts *tokens.Store, now func() time.Time, log *slog.Logger, every time.Duration) *saver {
+	if every <= 0 {
+		every = SignInsEvery
+	}
 	return &saver{store: store, tokens: ts, now: now, after: time.After, log: log.With("target", "signins"),
-		wait: SignInsEvery, final: make(chan struct{})}
+		every: every, maxWait: signInsMaxTimes * every, wait: every, final: make(chan struct{})}
 }
 
 // SignIns gives the token store of a riff with sign-in, or nil for a
@@ -211,8 +221,8 @@ func (s *saver) untilNext(wait time.Duration) time.Duration {
 }
 
 // write writes the snapshot of the token store once, and sets the wait
-// of the next write: SignInsEvery after a good write, twice the last
-// wait (up to SignInsMaxWait) after a failed one. A failed write makes
+// of the next write: the least time after a good write, twice the last
+// wait (up to the longest) after a failed one. A failed write makes
 // each refresh give ErrNotSaved until a write works.
 func (s *saver) write(ctx context.Context) error {
 	s.mu.Lock()
@@ -223,13 +233,13 @@ func (s *saver) write(ctx context.Context) error {
 	cancel()
 	s.lastEnd = s.now()
 	if err != nil {
-		s.wait = min(2*s.wait, SignInsMaxWait)
+		s.wait = min(2*s.wait, s.maxWait)
 		s.tokens.Saved(version, err)
 		s.log.Warn("riff-server cannot write signins.json; a refresh gets 503 until a write works",
 			"error", err.Error(), "next_in_ms", s.wait.Milliseconds())
 		return fmt.Errorf("write %s: %w", rifflog.SignInsName, err)
 	}
-	s.gen, s.wait = gen, SignInsEvery
+	s.gen, s.wait = gen, s.every
 	s.tokens.Saved(version, nil)
 	return nil
 }
@@ -244,7 +254,7 @@ func (s *saver) last(ctx context.Context) error {
 	if !s.tokens.Unsaved() {
 		return nil
 	}
-	if d := s.untilNext(SignInsEvery); d > 0 {
+	if d := s.untilNext(s.every); d > 0 {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("write %s: %w", rifflog.SignInsName, ctx.Err())
