@@ -35,7 +35,7 @@ func startSignedInClock(t *testing.T, store rifflog.Store, opts riffstate.Option
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour, Now: c.Now,
 		// A write of signins.json each millisecond: a sign-in waits for
 		// its write, and no test waits a real second for it.
-		SignInsEvery: time.Millisecond,
+		SignInsEvery:       time.Millisecond,
 		CheckpointInterval: 100 * 365 * day,
 	})
 	if err != nil {

@@ -24,7 +24,7 @@ const (
 	// failure (a 429 of Cloud Storage, or any other) doubles the wait,
 	// up to it; a good write sets it back to SignInsEvery. It is
 	// signInsMaxTimes the least time.
-	SignInsMaxWait = signInsMaxTimes * SignInsEvery
+	SignInsMaxWait  = signInsMaxTimes * SignInsEvery
 	signInsMaxTimes = 32
 	// signInsWriteFor bounds one write, so that a store that hangs
 	// counts as a failure and the wait grows.
