@@ -189,3 +189,9 @@ func (e *Engine) SetBeforeStart(fn func()) {
 	defer e.mu.Unlock()
 	e.beforeStart = fn
 }
+
+// SetBeforeRefreshWait sets a function that runs when the reply of a
+// refresh starts to wait for a write of signins.json.
+func (e *Engine) SetBeforeRefreshWait(fn func()) {
+	e.saver.beforeRefreshWait.Store(&fn)
+}

@@ -117,6 +117,7 @@ func (s *Handler) refreshCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pair, err := s.signIn.tokens.Refresh(call.RefreshToken, thumb)
+	pair, err = s.e.waitRefresh(r.Context(), pair, err)
 	if err != nil {
 		// The line of a proof of another key names the key of the
 		// token's sign-in.

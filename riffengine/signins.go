@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/como-technologies/riff/riffengine/tokens"
@@ -62,6 +63,10 @@ type saver struct {
 	// none: a sign-in that waits for its write stops waiting then.
 	final     chan struct{}
 	finalOnce sync.Once
+	// beforeRefreshWait, when a test sets it, runs when the reply of a
+	// refresh starts to wait for a write (a test knows then that the
+	// reply waits, with no sleep). Not under mu, which a write holds.
+	beforeRefreshWait atomic.Pointer[func()]
 }
 
 func newSaver(store rifflog.Store, ts *tokens.Store, now func() time.Time, log *slog.Logger, every time.Duration) *saver {
@@ -280,4 +285,29 @@ func (e *Engine) lastSignIns(ctx context.Context) {
 		e.opts.Logger.Warn("riff-server wrote no last signins.json: a client refreshes once after the start",
 			"target", "signins", "error", err.Error())
 	}
+}
+
+// waitRefresh holds the reply of a refresh until signins.json holds what
+// the reply needs (tokens.Pair.SaveFirst): the end of a sign-in by a
+// reused refresh token, like a removal, is written before its reply; a
+// new pair of generation G+1 goes out once the saved object holds
+// generation G, so that after a kill -9 the first refresh of the load
+// takes the newest token (docs/tokens.md, "The saver"). It gives the
+// refresh's own result when no wait is needed or the write came, and the
+// error of the wait otherwise (ErrStopped, or the end of ctx): the
+// client then tries again with the same token, which the store takes as
+// a lost reply.
+func (e *Engine) waitRefresh(ctx context.Context, pair tokens.Pair, err error) (tokens.Pair, error) {
+	if pair.SaveFirst == 0 || (err != nil && !errors.Is(err, tokens.ErrReused)) {
+		return pair, err
+	}
+	if hook := e.saver.beforeRefreshWait.Load(); hook != nil {
+		if saved, _, _ := e.signIns.SavedVersion(); saved < pair.SaveFirst {
+			(*hook)()
+		}
+	}
+	if werr := e.WaitSaved(ctx, pair.SaveFirst); werr != nil {
+		return tokens.Pair{}, werr
+	}
+	return pair, err
 }

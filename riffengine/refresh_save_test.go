@@ -1,0 +1,184 @@
+package riffengine_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/rifflog"
+	"github.com/como-technologies/riff/rifflog/mem"
+)
+
+// The reply of a refresh waits for the write of signins.json that it
+// needs (docs/tokens.md, "The saver"): the end of a sign-in by a reused
+// refresh token is written before its reply, and a new pair of
+// generation G+1 goes out only once the object holds generation G. A
+// write that a test holds stands for the second in which a kill -9 can
+// come.
+
+// heldSwaps is a memory store whose writes of signins.json wait while
+// the test holds them.
+type heldSwaps struct {
+	rifflog.Store
+
+	mu      sync.Mutex
+	release chan struct{} // nil: the writes go at once
+}
+
+func (h *heldSwaps) hold() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.release = make(chan struct{})
+}
+
+func (h *heldSwaps) let() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.release != nil {
+		close(h.release)
+		h.release = nil
+	}
+}
+
+// held says whether the writes wait now.
+func (h *heldSwaps) held() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.release != nil
+}
+
+func (h *heldSwaps) Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error) {
+	h.mu.Lock()
+	release := h.release
+	h.mu.Unlock()
+	if release != nil && name == rifflog.SignInsName {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return h.Store.Swap(ctx, name, data, gen)
+}
+
+// savedGenerations gives the generation of each sign-in that the object
+// signins.json holds now.
+func savedGenerations(t *testing.T, store rifflog.Store) []uint64 {
+	t.Helper()
+	data, _, err := store.Load(context.Background(), rifflog.SignInsName)
+	if err != nil {
+		t.Fatalf("load signins.json: %v", err)
+	}
+	var f struct {
+		SignIns []struct {
+			Generation uint64 `json:"generation"`
+		} `json:"sign_ins"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var gens []uint64
+	for _, s := range f.SignIns {
+		gens = append(gens, s.Generation)
+	}
+	return gens
+}
+
+// arrival is a reply, with what the object held when it came.
+type arrival struct {
+	rep       reply
+	whileHeld bool
+	saved     []uint64
+}
+
+// refreshAsync sends a refresh; the arrival of its reply notes whether
+// the writes were held then and what the object held.
+func (r *signedRiff) refreshAsync(store *heldSwaps, d device, token string) <-chan arrival {
+	out := make(chan arrival, 1)
+	go func() {
+		rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: token}, proofKey: d.key})
+		a := arrival{rep: rep, whileHeld: store.held()}
+		a.saved = savedGenerations(r.t, store.Store)
+		out <- a
+	}()
+	return out
+}
+
+// waitOrArrive gives the arrival when the reply came before the refresh
+// waited for a write (the hole), or lets the writes go once it waits and
+// gives the arrival after them.
+func waitOrArrive(t *testing.T, store *heldSwaps, waiting <-chan struct{}, replies <-chan arrival) arrival {
+	t.Helper()
+	select {
+	case a := <-replies:
+		return a
+	case <-waiting:
+	}
+	store.let()
+	return <-replies
+}
+
+func TestGivenAReusedRefreshTokenWhenTheSignInEndsThenItsReplyComesOnlyAfterSignInsJsonHoldsTheEnd(t *testing.T) {
+	store := &heldSwaps{Store: mem.New()}
+	r := startSignedInOn(t, store, adaOpts)
+	t.Cleanup(store.let) // before the stop of the engine
+	waiting := make(chan struct{}, 10)
+	r.e.SetBeforeRefreshWait(func() { waiting <- struct{}{} })
+	d := newDevice(t)
+	first := r.signIn(d, "ada@example.com")
+	var next wire.TokenReply
+	rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: first.RefreshToken}, proofKey: d.key})
+	rep.decode(t, &next)
+	rep, _ = r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: next.RefreshToken}, proofKey: d.key})
+	rep.decode(t, &next)
+	until(t, "the write of generation 3", func() bool {
+		g := savedGenerations(t, store.Store)
+		return len(g) == 1 && g[0] == 3
+	})
+
+	store.hold() // the second before a kill -9
+	a := waitOrArrive(t, store, waiting, r.refreshAsync(store, d, first.RefreshToken))
+	wantRefused(t, a.rep, wire.BadToken, http.StatusUnauthorized)
+	if a.whileHeld || len(a.saved) != 0 {
+		t.Fatalf("the reply of the reuse came while the write was held (%v), and the object held the sign-ins %v: a kill -9 then brings the sign-in back", a.whileHeld, a.saved)
+	}
+	// A restart on the store: the sign-in stays ended.
+	again := startSignedInOn(t, store, adaOpts)
+	rep, _ = again.do(req{path: wire.Whoami{}.Path(), body: whoami("ada"), token: next.AccessToken, proofKey: d.key})
+	wantRefused(t, rep, wire.BadToken, http.StatusUnauthorized)
+	rep, _ = again.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: next.RefreshToken}, proofKey: d.key})
+	wantRefused(t, rep, wire.BadToken, http.StatusUnauthorized)
+}
+
+func TestGivenTwoRefreshesInOneSecondWhenTheSecondRepliesThenSignInsJsonHoldsTheGenerationBeforeItAndARestartTakesItsToken(t *testing.T) {
+	store := &heldSwaps{Store: mem.New()}
+	r := startSignedInOn(t, store, adaOpts)
+	t.Cleanup(store.let) // before the stop of the engine
+	waiting := make(chan struct{}, 10)
+	r.e.SetBeforeRefreshWait(func() { waiting <- struct{}{} })
+	d := newDevice(t)
+	first := r.signIn(d, "ada@example.com")
+	store.hold() // no write of signins.json from here: a kill -9 can come at any time
+
+	// The first refresh needs generation 1, which the sign-in wrote.
+	var second wire.TokenReply
+	rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: first.RefreshToken}, proofKey: d.key})
+	rep.decode(t, &second)
+	// The second needs generation 2, whose write is held.
+	a := waitOrArrive(t, store, waiting, r.refreshAsync(store, d, second.RefreshToken))
+	var third wire.TokenReply
+	a.rep.decode(t, &third)
+	if a.whileHeld || len(a.saved) != 1 || a.saved[0] < 2 {
+		t.Fatalf("the reply of generation 3 came while the write was held (%v) and the object held the generations %v; want at least 2", a.whileHeld, a.saved)
+	}
+	// A restart on the object as it is when the reply came: the newest
+	// token of the client works.
+	again := startSignedInOn(t, store, adaOpts)
+	rep, _ = again.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: third.RefreshToken}, proofKey: d.key})
+	if rep.status != http.StatusOK {
+		t.Fatalf("the refresh of the newest token after a restart = %s; want 200: the sign-in is lost", rep)
+	}
+}
