@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
