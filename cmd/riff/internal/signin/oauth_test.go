@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/tools/oidcfake"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 func newProvider(t *testing.T, secret string) *oidcfake.Provider {
