@@ -6,7 +6,11 @@
 //     directory (RIFF_DIR): rifflog/dir, riffengine.Load, New, TakeLease,
 //     MakeRiff and NewHandler behind the program's own HTTP server. Its test
 //     claims over HTTP, stops, opens the same directory again and finds
-//     the claim.
+//     the claim. With RIFF_CLIENT_ID (SignIn) it has sign-in: the ID
+//     tokens of the provider are checked by riffengine/idtoken and each
+//     call by the token layer riffengine.SignedIn; its test signs the
+//     owner in at the provider of the tests (tools/oidcfake) with a DPoP
+//     key, and the token works again after a restart.
 //   - statetool runs commands on riffstate alone (riffstate.New,
 //     riffstate.Run, then View.Who): no server, no log, no clock. Its
 //     Example prints the rows of who.

@@ -7,9 +7,14 @@ require (
 	github.com/como-technologies/riff/riffengine v0.0.0
 	github.com/como-technologies/riff/rifflog v0.0.0
 	github.com/como-technologies/riff/riffstate v0.0.0
+	github.com/como-technologies/riff/tools v0.0.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+require (
+	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.9
+	golang.org/x/oauth2 v0.37.0 // indirect
+)
 
 replace (
 	github.com/como-technologies/riff/riffcore => ../riffcore
