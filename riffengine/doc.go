@@ -10,12 +10,15 @@
 // Every routed call, stream and the facts go through a [TokenLayer]:
 // [NoSignIn] trusts the me of the body (a riff on loopback); [SignedIn]
 // checks the access token (Authorization: DPoP TOKEN), the DPoP proof of
-// its device key (method, URL, token, time, this instance, seen once),
-// and that the token may act as the me of the body (not_you). The token
-// path (signin_http.go: provider, sign-in, refresh, swap) needs no
-// access token; [Engine.SignIn] runs the command admit and starts the
-// sign-in in the token store. docs/signin.md has the codes and the
-// decisions.
+// its device key (one header; method, URL, token, time, this instance,
+// seen once by its key), and that the token may act as the me of the
+// body (not_you). The handler holds no rule of the tokens: it asks the
+// interface, which also runs the token path (signin_http.go routes it:
+// provider, sign-in, refresh, swap). The sign-in of [SignedIn] sends the
+// command admit through [Dispatch] and starts the sign-in in the token
+// store. The replay cache remembers only the proofs of a key that a
+// token, an ID token or a refresh token proved. docs/signin.md has the
+// codes and the decisions, docs/tokens.md the replay cache.
 //
 // # Start and stop
 //
@@ -108,9 +111,11 @@
 //     the prepare take what they need and release it before they touch
 //     the store.
 //   - hub.mu guards the open streams (the watches of each session, the
-//     tails of each thread). The writer sends the effects of a chunk to
-//     the hub after it released Engine.mu; the two are never held
-//     together.
+//     tails of each thread, the streams of each sign-in). The writer sends
+//     the effects of a chunk to the hub after it released Engine.mu; the
+//     two are never held together. The token store ends the streams of a
+//     sign-in with its own lock held (tokens.Options.Ended), so hub.mu is
+//     taken inside the lock of the store, never the other way round.
 //   - denier.mu guards the window of the denied lines of the token layer.
 //   - entry.encoded (a sync.Once) encodes the records of an entry once:
 //     the call that queued it does it after it released the lock, and the

@@ -3,6 +3,7 @@ package riffengine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ type heldSwaps struct {
 
 	mu      sync.Mutex
 	release chan struct{} // nil: the writes go at once
+	fail    error         // the error of each write from the release on
 }
 
 func (h *heldSwaps) hold() {
@@ -61,12 +63,18 @@ func (h *heldSwaps) Swap(ctx context.Context, name string, data []byte, gen int6
 			return 0, ctx.Err()
 		}
 	}
+	h.mu.Lock()
+	fail := h.fail
+	h.mu.Unlock()
+	if fail != nil && name == rifflog.SignInsName {
+		return 0, fail
+	}
 	return h.Store.Swap(ctx, name, data, gen)
 }
 
 // savedGenerations gives the generation of each sign-in that the object
 // signins.json holds now.
-func savedGenerations(t *testing.T, store rifflog.Store) []uint64 {
+func savedGenerations(t testing.TB, store rifflog.Store) []uint64 {
 	t.Helper()
 	data, _, err := store.Load(context.Background(), rifflog.SignInsName)
 	if err != nil {
@@ -181,4 +189,40 @@ func TestGivenTwoRefreshesInOneSecondWhenTheSecondRepliesThenSignInsJsonHoldsThe
 	if rep.status != http.StatusOK {
 		t.Fatalf("the refresh of the newest token after a restart = %s; want 200: the sign-in is lost", rep)
 	}
+}
+
+func TestGivenARefreshThatWaitsForAWriteWhenTheWriteFailsThenItGets503AndTheSameTokenWorksOnceAWriteWorks(t *testing.T) {
+	store := &heldSwaps{Store: mem.New()}
+	r := startSignedInOn(t, store, adaOpts)
+	t.Cleanup(store.let)
+	waiting := make(chan struct{}, 10)
+	r.e.SetBeforeRefreshWait(func() { waiting <- struct{}{} })
+	d := newDevice(t)
+	first := r.signIn(d, "ada@example.com")
+	store.hold()
+	var second wire.TokenReply
+	rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: first.RefreshToken}, proofKey: d.key})
+	rep.decode(t, &second)
+	replies := r.refreshAsync(store, d, second.RefreshToken)
+	select {
+	case a := <-replies:
+		t.Fatalf("the refresh of generation 2 replied %s before the write of generation 2", a.rep)
+	case <-waiting:
+	}
+	store.mu.Lock()
+	store.fail = errors.New("the bucket answers 500")
+	store.mu.Unlock()
+	store.let()
+	a := <-replies
+	if a.rep.status != http.StatusServiceUnavailable {
+		t.Fatalf("the refresh whose write failed = %s; want 503, and riff tries again", a.rep)
+	}
+	// The writes work again: the same token is the lost reply, and gets a pair.
+	store.mu.Lock()
+	store.fail = nil
+	store.mu.Unlock()
+	until(t, "a refresh after the writes work", func() bool {
+		rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: second.RefreshToken}, proofKey: d.key})
+		return rep.status == http.StatusOK
+	})
 }

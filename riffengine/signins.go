@@ -110,13 +110,7 @@ func (e *Engine) WaitSaved(ctx context.Context, version uint64) error {
 // peopleOf gives what the log knows of the users, for a load of the
 // sign-ins. The lock of the engine is held while the load runs.
 func peopleOf(r *riffstate.Riff) tokens.People {
-	return func(user string) (bool, uint64) {
-		email, ok := r.People.Emails[user]
-		if !ok {
-			return false, 0
-		}
-		return true, r.People.Ended[email]
-	}
+	return func(user string) (bool, uint64) { return r.People.SignInOf(user) }
 }
 
 // loadSignIns loads signins.json into the token store: at the start
@@ -294,9 +288,10 @@ func (e *Engine) lastSignIns(ctx context.Context) {
 // generation G, so that after a kill -9 the first refresh of the load
 // takes the newest token (docs/tokens.md, "The saver"). It gives the
 // refresh's own result when no wait is needed or the write came, and the
-// error of the wait otherwise (ErrStopped, or the end of ctx): the
-// client then tries again with the same token, which the store takes as
-// a lost reply.
+// error of the wait otherwise: tokens.ErrNotSaved when a write fails
+// meanwhile (503, as each refresh gets while the writes fail), ErrStopped,
+// or the end of ctx. The client then tries again with the same token,
+// which the store takes as a lost reply once a write works.
 func (e *Engine) waitRefresh(ctx context.Context, pair tokens.Pair, err error) (tokens.Pair, error) {
 	if pair.SaveFirst == 0 || (err != nil && !errors.Is(err, tokens.ErrReused)) {
 		return pair, err
@@ -306,8 +301,23 @@ func (e *Engine) waitRefresh(ctx context.Context, pair tokens.Pair, err error) (
 			(*hook)()
 		}
 	}
-	if werr := e.WaitSaved(ctx, pair.SaveFirst); werr != nil {
-		return tokens.Pair{}, werr
+	for {
+		saved, failing, next := e.signIns.SavedVersion()
+		switch {
+		case saved >= pair.SaveFirst:
+			return pair, err
+		case failing:
+			return tokens.Pair{}, tokens.ErrNotSaved
+		}
+		select {
+		case <-next:
+		case <-e.saver.final:
+			if saved, _, _ := e.signIns.SavedVersion(); saved >= pair.SaveFirst {
+				return pair, err
+			}
+			return tokens.Pair{}, ErrStopped
+		case <-ctx.Done():
+			return tokens.Pair{}, fmt.Errorf("wait for signins.json: %w", ctx.Err())
+		}
 	}
-	return pair, err
 }

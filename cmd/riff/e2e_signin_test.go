@@ -55,13 +55,17 @@ func newProvider(t *testing.T) *oidcfake.Provider {
 }
 
 // startSignInServer starts the real riff-server with the provider p, the
-// owner mike@example.com and the flags more; dir "" keeps its state in
-// memory; ADDR in a flag is the address of the server. A cleanup stops
-// it, and shows its log when the test failed.
+// owner mike@example.com (unless more names --owner: "" for none) and
+// the flags more; dir "" keeps its state in memory; ADDR in a flag is
+// the address of the server. A cleanup stops it, and shows its log when
+// the test failed.
 func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider, more ...string) *riffServer {
 	t.Helper()
 	addr := freePort(t)
-	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com")
+	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID())
+	if !slices.Contains(more, "--owner") {
+		more = append(more, "--owner", "mike@example.com")
+	}
 	for i, arg := range more {
 		more[i] = strings.ReplaceAll(arg, "ADDR", addr)
 	}
@@ -114,6 +118,13 @@ func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARe
 	if !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") {
 		t.Errorf("riff server:\n%s; want the sign-in line and the facts", stdout)
 	}
+	// riff server in a session: the facts go only to a signed-in person
+	// (a session token gets not_you), and riff asks for them with the
+	// person token, so a session shows them too.
+	stdout, stderr, code = runRiffEnv(t, bin, dir, s.url(), "", append(loginEnv(s.url(), home), "RIFF_SESSION=a6cf2205-9a1b"), "server", "--color", "never")
+	if code != 0 || !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") || !strings.Contains(stdout, "live sign-ins") {
+		t.Errorf("riff server in a session = %d\n%s%s; want the sign-in line and the facts", code, stdout, stderr)
+	}
 
 	// A restart with no store: a new riff.
 	s.restart()
@@ -155,15 +166,15 @@ func reuseRefresh(t *testing.T, s *riffServer, home string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(data, &kept); err != nil {
+	if err := json.Unmarshal(data, &stored); err != nil {
 		t.Fatal(err)
 	}
-	refresh := kept.Servers[s.url()].Refresh
+	refresh := stored.Servers[s.url()].Refresh
 	pemKey, err := os.ReadFile(filepath.Join(home, "state", "signin", "key"))
 	if err != nil {
 		t.Fatal(err)
@@ -232,16 +243,16 @@ func TestGivenARelayWhenItsSignInEndsThenEachToolSaysSoUntilRiffLoginAndThenWork
 	}
 	// No log line holds a token, a key or an email.
 	tokens, _ := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Access  string `json:"access_token"`
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(tokens, &kept); err != nil {
+	if err := json.Unmarshal(tokens, &stored); err != nil {
 		t.Fatal(err)
 	}
-	k := kept.Servers[s.url()]
+	k := stored.Servers[s.url()]
 	for _, mark := range []string{k.Access, k.Refresh, "mike@example.com", "PRIVATE KEY"} {
 		if mark != "" && strings.Contains(stderr.String(), mark) {
 			t.Errorf("a log line of riff relay mcp holds %q", mark)

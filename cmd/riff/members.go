@@ -264,7 +264,7 @@ func (c *cli) passOwner(ctx context.Context, email string) error {
 func (c *cli) passNote(me name.SessionURI, email string) string {
 	who := me.User
 	if c.signin != nil {
-		if k, ok, err := c.signin.Kept(); err == nil && ok && k.Email != "" {
+		if k, ok, err := c.signin.Stored(); err == nil && ok && k.Email != "" {
 			who = fmt.Sprintf("%s (%s)", me.User, k.Email)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -22,6 +22,7 @@ import (
 // a riff of the server's build once its file is replaced, as riff update
 // does. The riff of the server's build has no mark before.
 func TestGivenARelayWhenItsRiffIsOlderThanTheServerOrItsFileIsReplacedThenWhoMarksItsSession(t *testing.T) {
+	t.Parallel()
 	const newer = "0.1.1"
 	old := buildRiff(t, "riff")
 	bin := buildRiffVersion(t, newer, "riff", "riff-server")

@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -234,8 +234,8 @@ func (r *relay) toolCLI(out, errOut io.Writer) *cli {
 	sys.terminal = func(io.Writer) (bool, int) { return false, 0 }
 	dir := r.place()
 	sys.getwd = func() (string, error) { return dir, nil }
-	sys.shared, sys.sharedSignIn = r.c.client, r.c.signin
-	c := &cli{system: &sys, g: r.c.g}
+	sys.shared = r.c.client
+	c := &cli{system: &sys, g: r.c.g, signin: r.c.signin}
 	c.g.color = "never"
 	return c
 }

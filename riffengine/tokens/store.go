@@ -32,6 +32,11 @@ type Options struct {
 	// default); SessionLife the life of a session token (1 h by default).
 	AccessLife  time.Duration
 	SessionLife time.Duration
+	// Ended, when set, hears the end of each sign-in (Token.SignIn) in
+	// the step that ends its tokens, under the lock of the store: the
+	// engine ends the streams of the sign-in there, before the reply of
+	// the command that ended it. It must not block or call the store.
+	Ended func(signIn string)
 }
 
 // hash is the sha256 of a token: the store keeps nothing else of it.
@@ -233,7 +238,7 @@ func (s *Store) nextPairLocked(si *signIn) (Pair, error) {
 }
 
 func (si *signIn) token(session string, expires time.Time) Token {
-	return Token{Person: si.person, Session: session, Key: si.key, Position: si.position, Expires: expires}
+	return Token{Person: si.person, Session: session, Key: si.key, Position: si.position, Expires: expires, SignIn: si.chain}
 }
 
 // ParseRefresh splits a refresh token chain.generation.secret. It gives
@@ -380,14 +385,27 @@ func (s *Store) endLocked(si *signIn) {
 			delete(s.tokens, h)
 		}
 	}
+	if s.opts.Ended != nil {
+		s.opts.Ended(si.chain)
+	}
+}
+
+// Holds says whether the sign-in (Token.SignIn) is live: a stream that
+// joined the engine's hub checks it, since its sign-in can end between
+// the check of its token and the join.
+func (s *Store) Holds(signIn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.signIns[signIn]
+	return ok
 }
 
 // Swap takes an access token of a person and the thumbprint of the key
 // of its proof, and gives a session token for the session ID: an access
 // token only (no refresh token). It ends no other token, and changes
 // nothing that the snapshot holds, so it works while a write of the
-// snapshot fails. An unknown or expired token, or a session token, gives
-// ErrUnknown; another key gives ErrWrongKey.
+// snapshot fails. An unknown or expired token gives ErrUnknown, a
+// session token ErrSessionSwap, another key ErrWrongKey.
 func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 	if session == "" {
 		return Pair{}, fmt.Errorf("swap: a session token needs a session ID")
@@ -399,7 +417,7 @@ func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 		return Pair{}, err
 	}
 	if a.session != "" {
-		return Pair{}, fmt.Errorf("swap: the token is a session token, and a swap takes the token of the person: %w", ErrUnknown)
+		return Pair{}, ErrSessionSwap
 	}
 	if key != si.key {
 		return Pair{}, ErrWrongKey
@@ -486,6 +504,25 @@ func (s *Store) Live() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.signIns)
+}
+
+// ChainKey gives the thumbprint of the device key of the sign-in whose
+// chain the refresh token names, whatever its generation and secret:
+// the token layer remembers the proof of a refresh only for that key, so
+// that a refresh token of no held chain, or a proof of another key,
+// fills no replay cache. It changes nothing.
+func (s *Store) ChainKey(refresh string) (string, bool) {
+	chain, _, _, err := ParseRefresh(refresh)
+	if err != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	si, ok := s.signIns[chain]
+	if !ok {
+		return "", false
+	}
+	return si.key, true
 }
 
 // KeyOfRefresh gives the thumbprint of the device key of the sign-in of

@@ -27,6 +27,10 @@ type Token struct {
 	// Position is the position of the log at the start of the sign-in.
 	Position uint64
 	Expires  time.Time
+	// SignIn names the sign-in of the token (its chain ID), for the
+	// streams that it opens: they end with it (Options.Ended). It is no
+	// secret that refreshes: a refresh token also needs its secret.
+	SignIn string
 }
 
 // Pair is the reply of a sign-in, a refresh or a swap: an access token,
@@ -55,6 +59,9 @@ var (
 	// ErrEnded: the sign-in started before the last end of the sign-ins of
 	// its person (a remove, a revoke).
 	ErrEnded = errors.New("the sign-ins of the person ended after this sign-in started: run riff login")
+	// ErrSessionSwap: a swap of a session token; a swap takes the token
+	// of the person (not_you).
+	ErrSessionSwap = errors.New("a session token cannot swap: swap the person token")
 	// ErrNotSaved: the last write of signins.json failed, so a refresh
 	// waits (503) and the snapshot falls no more generations behind.
 	ErrNotSaved = errors.New("riff-server cannot save its sign-ins now; riff tries again")
