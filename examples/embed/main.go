@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/riffengine/idtoken"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -66,7 +67,7 @@ func run(ctx context.Context, path, addr string, signIn SignIn) error {
 	if path == "" {
 		return errors.New("give the directory of the log in RIFF_DIR")
 	}
-	log := riffengine.NewLogger(os.Stderr, slog.LevelInfo)
+	log := jsonlog.New(os.Stderr, slog.LevelInfo)
 	r, err := open(ctx, path, log, signIn)
 	if err != nil {
 		return err
