@@ -153,7 +153,8 @@ func TestGivenAReusedRefreshTokenWhenTheSignInEndsThenItsReplyComesOnlyAfterSign
 	if a.whileHeld || len(a.saved) != 0 {
 		t.Fatalf("the reply of the reuse came while the write was held (%v), and the object held the sign-ins %v: a kill -9 then brings the sign-in back", a.whileHeld, a.saved)
 	}
-	// A restart on the store: the sign-in stays ended.
+	// A kill -9 and a restart on the store: the sign-in stays ended.
+	r.e.Halt(errors.New("kill -9"))
 	again := startSignedInOn(t, store, adaOpts)
 	rep, _ = again.do(req{path: wire.Whoami{}.Path(), body: whoami("ada"), token: next.AccessToken, proofKey: d.key})
 	wantRefused(t, rep, wire.BadToken, http.StatusUnauthorized)
@@ -182,8 +183,8 @@ func TestGivenTwoRefreshesInOneSecondWhenTheSecondRepliesThenSignInsJsonHoldsThe
 	if a.whileHeld || len(a.saved) != 1 || a.saved[0] < 2 {
 		t.Fatalf("the reply of generation 3 came while the write was held (%v) and the object held the generations %v; want at least 2", a.whileHeld, a.saved)
 	}
-	// A restart on the object as it is when the reply came: the newest
-	// token of the client works.
+	// A kill -9 and a restart: the newest token of the client works.
+	r.e.Halt(errors.New("kill -9"))
 	again := startSignedInOn(t, store, adaOpts)
 	rep, _ = again.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: third.RefreshToken}, proofKey: d.key})
 	if rep.status != http.StatusOK {
