@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"testing"
 
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/mem"
 )
@@ -226,4 +229,82 @@ func TestGivenARefreshThatWaitsForAWriteWhenTheWriteFailsThenItGets503AndTheSame
 		rep, _ := r.do(req{path: wire.Refresh{}.Path(), body: wire.Refresh{RefreshToken: second.RefreshToken}, proofKey: d.key})
 		return rep.status == http.StatusOK
 	})
+}
+
+// TestGivenRandomRefreshesHeldWritesAndLostRepliesOnTheEngineWhenARestartLoadsSignInsJsonAtAnyMomentThenItTakesTheNewestToken
+// runs random sequences on a real engine over HTTP: refreshes, writes of
+// signins.json held and let go, replies lost on the way. At any moment
+// (a kill -9), a store loaded from the object as it is then takes the
+// newest refresh token that the machine got.
+func TestGivenRandomRefreshesHeldWritesAndLostRepliesOnTheEngineWhenARestartLoadsSignInsJsonAtAnyMomentThenItTakesTheNewestToken(t *testing.T) {
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { runEngineRefreshes(t, seed) })
+	}
+}
+
+func runEngineRefreshes(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 23))
+	store := &heldSwaps{Store: mem.New()}
+	r := startSignedInOn(t, store, adaOpts)
+	t.Cleanup(store.let)
+	waiting := make(chan struct{}, 100)
+	r.e.SetBeforeRefreshWait(func() { waiting <- struct{}{} })
+	d := newDevice(t)
+	key := thumbprint(t, d)
+	newest := r.signIn(d, "ada@example.com").RefreshToken
+	var pending <-chan arrival
+	var log []string
+	take := func(a arrival, lost bool) {
+		if a.rep.status == http.StatusOK && !lost {
+			var tr wire.TokenReply
+			a.rep.decode(t, &tr)
+			newest = tr.RefreshToken
+		}
+	}
+	for range 14 {
+		switch op := rng.IntN(6); {
+		case op < 2 && pending == nil:
+			log = append(log, "refresh")
+			replies := r.refreshAsync(store, d, newest)
+			select {
+			case a := <-replies:
+				take(a, false)
+			case <-waiting:
+				pending = replies // it waits for a held write
+			}
+		case op < 3:
+			if store.held() {
+				log = append(log, "let")
+				store.let()
+				if pending != nil {
+					lost := rng.IntN(3) == 0
+					if lost {
+						log = append(log, "lost")
+					}
+					take(<-pending, lost)
+					pending = nil
+				}
+			} else {
+				log = append(log, "hold")
+				store.hold()
+			}
+		default:
+			log = append(log, "crash")
+			data, _, err := store.Store.Load(context.Background(), rifflog.SignInsName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := tokens.New(tokens.Options{})
+			if _, err := check.Load(data, 1<<40, func(string) (bool, uint64) { return true, 0 }); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := check.Refresh(newest, key); err != nil {
+				t.Fatalf("seed %d after %v: a start on signins.json now refuses the newest token of the machine: %v", seed, log, err)
+			}
+		}
+	}
+	store.let()
+	if pending != nil {
+		<-pending
+	}
 }
