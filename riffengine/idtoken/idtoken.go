@@ -100,8 +100,11 @@ func (c *Checker) verifierOf(ctx context.Context) (*oidc.IDTokenVerifier, error)
 	if c.verifier != nil {
 		return c.verifier, nil
 	}
-	octx := oidc.ClientContext(context.WithoutCancel(ctx), c.opts.Client)
-	p, err := oidc.NewProvider(octx, c.opts.Issuer)
+	// The read serves the sign-ins that wait for it, and is bounded: a
+	// provider that hangs fails this sign-in, and the next one reads again.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keysReadFor)
+	defer cancel()
+	p, err := oidc.NewProvider(oidc.ClientContext(dctx, c.opts.Client), c.opts.Issuer)
 	if err != nil {
 		return nil, fmt.Errorf("riff-server cannot read the provider %s: %w", c.opts.Issuer, err)
 	}
