@@ -403,6 +403,7 @@ func TestGivenAStopWhenTheEngineClosesThenItWritesSignInsJsonAfterTheLastRecordA
 }
 
 func TestGivenANewLeaseWhenTheOldInstanceHandsOverThenItWritesSignInsJsonBeforeTheLastCheckpoint(t *testing.T) {
+	t.Parallel() // it waits for a read of the lease (rifflog.LeaseRead, 2 s)
 	store := newSignStore(t)
 	old := openSigned(t, store, riffengine.Options{})
 	p := old.start("k1")
