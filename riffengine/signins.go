@@ -14,8 +14,8 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// The schedule of the writes of signins.json (the guide, "A restart with
-// a bucket").
+// The schedule of the writes of signins.json (docs/tokens.md, the writes
+// of signins.json).
 const (
 	// SignInsEvery is the least time from the end of one write of
 	// signins.json to the start of the next (Options.SignInsEvery sets
