@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -113,18 +113,7 @@ func (c *cli) notes(ctx context.Context, thread, user string, history bool) erro
 	if err != nil {
 		return err
 	}
-	if history {
-		for _, v := range r.History {
-			c.out.line(colored(dim, fmt.Sprintf("--- %s, by %s", c.timeOf(v.AtMs).Format("2006-01-02 15:04"), clean(v.By))))
-			c.reply(v.Text)
-		}
-		c.out.line(colored(dim, "--- now"))
-	}
-	if strings.TrimSpace(r.Text) == "" {
-		c.out.text("The lead has no notes here. riff lead notes edit writes them.")
-		return nil
-	}
-	c.reply(strings.TrimRight(r.Text, "\n"))
+	render.Notes(c.out, r, history)
 	return nil
 }
 
@@ -159,7 +148,7 @@ func (c *cli) setNotes(ctx context.Context, me name.SessionURI, thread, text str
 	if err != nil {
 		return err
 	}
-	c.reply(r.Text)
+	c.out.Reply(r.Text)
 	return nil
 }
 

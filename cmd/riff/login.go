@@ -58,7 +58,7 @@ func (c *cli) login(ctx context.Context, args []string, device bool) error {
 		return err
 	}
 	if !provider.SignIn {
-		c.out.textf("The riff at %s has no sign-in: riff works with it as it is.", c.serverURL())
+		c.out.Textf("The riff at %s has no sign-in: riff works with it as it is.", c.serverURL())
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, loginWait)
@@ -93,7 +93,7 @@ func (c *cli) login(ctx context.Context, args []string, device bool) error {
 	if k.Email != "" {
 		who = k.Email + " (" + k.User + ")"
 	}
-	c.out.textf("Signed in to the riff at %s as %s.", c.serverURL(), who)
+	c.out.Textf("Signed in to the riff at %s as %s.", c.serverURL(), who)
 	return nil
 }
 

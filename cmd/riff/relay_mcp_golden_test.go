@@ -118,6 +118,17 @@ func TestGivenEachToolOfTheRelayWhenAnAgentCallsItThenItGivesTheTextOfTheGoldenF
 	if err != nil {
 		t.Fatalf("connect to riff relay mcp: %v\n%s", err, stderr.String())
 	}
+	// The list of the tools is what the agent reads of them: each name,
+	// description and input schema.
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := json.MarshalIndent(list.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "mcp", "tools-list", string(listed)+"\n")
 	for _, tc := range toolCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			fake.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/selector"
@@ -137,7 +138,7 @@ of your user with the reason.
 				if err != nil {
 					return err
 				}
-				c.reply(r.Text)
+				c.out.Reply(r.Text)
 				return nil
 			}),
 		},
@@ -199,13 +200,6 @@ func call[R any](ctx context.Context, c *cli, w wire.Call[R]) (R, error) {
 	return riffclient.Send(ctx, c.client, w)
 }
 
-// reply prints the text of a reply.
-func (c *cli) reply(text string) {
-	for _, line := range strings.Split(cleanLines(text), "\n") {
-		c.out.text(line)
-	}
-}
-
 // callAs sends the call that newCall makes for the caller: the session
 // of --session or RIFF_SESSION, else the person.
 func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
@@ -224,7 +218,7 @@ func sendText[R any](ctx context.Context, c *cli, newCall func(me name.SessionUR
 	if err != nil {
 		return err
 	}
-	c.reply(text(r))
+	c.out.Reply(text(r))
 	return nil
 }
 
@@ -251,24 +245,8 @@ func (c *cli) threads(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(r.Threads) == 0 {
-		c.out.text("You have no threads.")
-		return nil
-	}
-	rows := [][]part{{plain("THREAD"), plain("LAST"), plain("UNREAD")}}
-	for _, t := range r.Threads {
-		unread := fmt.Sprint(t.Unread)
-		rows = append(rows, []part{plain(threadTitle(t.Thread, t.Title)), plain(fmt.Sprintf("#%d", t.Last)), colored(unreadColor(t.Unread), unread)})
-	}
-	c.table(rows)
+	render.Threads(c.out, r)
 	return nil
-}
-
-func unreadColor(n uint64) string {
-	if n > 0 {
-		return bold
-	}
-	return ""
 }
 
 func (c *cli) read(ctx context.Context, args []string, thread string, all bool) error {
@@ -301,53 +279,8 @@ func (c *cli) read(ctx context.Context, args []string, thread string, all bool) 
 			page.More = more
 		}
 	}
-	c.showRead(r, false)
+	render.Read(c.out, r, c.client.Check, false)
 	return nil
-}
-
-// readPage reads one page of each thread (of thread, when set), after
-// the message number after with all: the read tool of an agent session.
-// A page with more messages after it ends with the line that says how
-// to read on.
-func (c *cli) readPage(ctx context.Context, thread string, all bool, after uint64) error {
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all, After: after})
-	if err != nil {
-		return err
-	}
-	c.showRead(r, true)
-	return nil
-}
-
-// showRead prints a read: the messages to the caller after the page
-// first, then each page. With onePage, a page that more messages follow
-// says so, with the number to give to after.
-func (c *cli) showRead(r wire.ReadReply, onePage bool) {
-	shown := false
-	if len(r.ToYou) > 0 {
-		c.out.text("Messages to you after this page (the watch does not wake for them again):")
-		for _, page := range r.ToYou {
-			c.page(page)
-		}
-		c.out.text("")
-		shown = true
-	}
-	for _, page := range r.Threads {
-		if len(page.Messages) == 0 && page.Lost == 0 {
-			continue
-		}
-		c.page(page)
-		if onePage && page.More {
-			c.out.textf("More messages follow. Read this thread again. With all, set after to %d.", page.Last)
-		}
-		shown = true
-	}
-	if !shown {
-		c.out.text("No unread messages.")
-	}
 }
 
 func (c *cli) post(ctx context.Context, words []string, thread string, to []string, kind string) error {
@@ -380,28 +313,8 @@ func (c *cli) sendPost(ctx context.Context, newPost func(me name.SessionURI) wir
 	if err != nil {
 		return err
 	}
-	c.posted(r)
+	render.Posted(c.out, r)
 	return nil
-}
-
-// posted prints the reply of a post or a tell.
-func (c *cli) posted(r wire.PostReply) {
-	if r.Dropped {
-		c.out.textf("riff dropped the post: a post with the same key came before in %s.", clean(r.Thread))
-		return
-	}
-	line := fmt.Sprintf("Posted #%d in %s.", r.Seq, clean(r.Thread))
-	if len(r.Woke) > 0 {
-		var names []string
-		for _, u := range r.Woke {
-			names = append(names, clean(u.Named()))
-		}
-		line += " Woke " + strings.Join(names, ", ") + "."
-	}
-	c.out.text(line)
-	for _, s := range r.Unmatched {
-		c.out.line(colored(yellow, fmt.Sprintf("riff: no live session matches %s. The message waits in the thread.", clean(s.String()))))
-	}
 }
 
 func (c *cli) tell(ctx context.Context, words []string) error {
@@ -438,13 +351,9 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 				fmt.Fprintln(c.stderr, c.paintErr(dim, "(open)"))
 			}
 		case wire.EventMessage:
-			day = c.block(*e.Message, day)
+			day = render.TailMessage(c.out, *e.Message, c.client.Check, day)
 		case riffclient.EventLost:
-			// The line is wrapped, not cut: each word of it counts.
-			lost := fmt.Sprintf("riff: %d messages of the break are lost. The server keeps only the last messages of a thread.", e.Lost)
-			for _, line := range wrap(lost, c.out.width) {
-				c.out.line(colored(yellow, line))
-			}
+			render.TailLost(c.out, e.Lost)
 		case riffclient.EventDown:
 			if e.Err != nil {
 				if m, ok := e.Err.(*riffclient.MismatchError); ok {
@@ -506,10 +415,7 @@ func (c *cli) claim(ctx context.Context, args []string, thread string) error {
 	if err != nil {
 		return err
 	}
-	c.reply(r.Text)
-	if r.Warning != "" {
-		c.out.line(colored(yellow, "riff: "+clean(r.Warning)))
-	}
+	render.Claimed(c.out, r)
 	return nil
 }
 
