@@ -257,27 +257,9 @@ func (c *cli) read(ctx context.Context, args []string, thread string, all bool) 
 	if err != nil {
 		return err
 	}
-	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all})
+	r, err := riffclient.ReadAll(ctx, c.client, wire.Read{Me: me, Thread: thread, All: all})
 	if err != nil {
 		return err
-	}
-	// Read each next page of a thread.
-	for i := range r.Threads {
-		page := &r.Threads[i]
-		for page.More && page.Last > 0 {
-			next, err := call(ctx, c, wire.Read{Me: me, Thread: page.Thread, All: all, After: page.Last})
-			if err != nil {
-				return err
-			}
-			more := false
-			for _, p := range next.Threads {
-				if p.Thread == page.Thread && len(p.Messages) > 0 {
-					page.Messages = append(page.Messages, p.Messages...)
-					page.Last, more = p.Last, p.More
-				}
-			}
-			page.More = more
-		}
 	}
 	render.Read(c.out, r, c.client.Check, false)
 	return nil
