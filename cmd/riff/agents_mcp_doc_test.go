@@ -39,6 +39,7 @@ func expandMCP(s string, env func(string) string) string {
 // the .mcp.json entry of docs/agents.md, as it is written, starts riff
 // relay mcp for the session of RIFF_SESSION, and its whoami names it.
 func TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork(t *testing.T) {
+	t.Parallel()
 	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "agents.md"))
 	if err != nil {
 		t.Fatal(err)

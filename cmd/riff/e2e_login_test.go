@@ -454,6 +454,7 @@ func deviceLogin(t *testing.T, ctx context.Context, bin string, p *oidcfake.Prov
 }
 
 func TestGivenALostSignInWhenAWatchRunsThenItSaysSoOnceAndGoesOnAfterRiffLoginInAnotherTerminal(t *testing.T) {
+	t.Parallel()
 	bin := buildRiff(t, "riff")
 	p := newProvider(t)
 	s := newSignInRiff(t, p)

@@ -20,15 +20,7 @@ func buildRelayBinaries(t testing.TB, more ...string) string {
 	if testing.Short() {
 		t.Skip("the end-to-end tests of the relay build two binaries")
 	}
-	bin := t.TempDir()
-	for _, name := range append([]string{"./riff", "./riff-server"}, more...) {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, filepath.Base(name)), name)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, out)
-		}
-	}
-	return bin
+	return binaries(t, "", append([]string{"./riff", "./riff-server"}, more...)...)
 }
 
 // startWatch starts riff relay watch (with args) as session, with the

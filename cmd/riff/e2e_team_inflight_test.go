@@ -21,6 +21,7 @@ import (
 // gets no command through, neither then nor after a stop (SIGTERM) or a
 // kill -9 of riff-server and a start.
 func TestGivenASignInInFlightWhenTheOwnerRemovesThePersonThenThePersonGetsNoCommandThroughAtAnyStep(t *testing.T) {
+	t.Parallel()
 	bin := buildRiff(t, "riff", "riff-server")
 	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -141,6 +141,7 @@ func wantIn(t *testing.T, what, out string, wants ...string) {
 }
 
 func TestGivenATeamRiffWhenTheOwnerInvitesMakesAnAdminPassesTheRoleAndRemovesThenEachMachineSeesIt(t *testing.T) {
+	t.Parallel()
 	bin := buildRiff(t, "riff", "riff-server")
 	p := newProvider(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)

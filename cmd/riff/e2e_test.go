@@ -89,14 +89,7 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the end-to-end test builds two binaries")
 	}
-	bin := t.TempDir()
-	for _, name := range []string{"riff", "riff-server"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, name), "./"+name)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, out)
-		}
-	}
+	bin := binaries(t, "", "./riff", "./riff-server")
 	// The scenario runs twice, each time against its own riff-server:
 	// with --color never and with --color always. The riff of this
 	// machine in riff server is the server itself (under the name

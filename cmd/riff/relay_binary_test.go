@@ -22,6 +22,7 @@ import (
 // a riff of the server's build once its file is replaced, as riff update
 // does. The riff of the server's build has no mark before.
 func TestGivenARelayWhenItsRiffIsOlderThanTheServerOrItsFileIsReplacedThenWhoMarksItsSession(t *testing.T) {
+	t.Parallel()
 	const newer = "0.1.1"
 	old := buildRiff(t, "riff")
 	bin := buildRiffVersion(t, newer, "riff", "riff-server")

@@ -46,19 +46,11 @@ func buildRiffVersion(t *testing.T, version string, names ...string) string {
 	if testing.Short() {
 		t.Skip("the relay tests build binaries")
 	}
-	bin := t.TempDir()
-	for _, n := range names {
-		args := []string{"build", "-o", filepath.Join(bin, n)}
-		if version != "" {
-			args = append(args, "-ldflags", "-X main.version="+version)
-		}
-		cmd := exec.Command("go", append(args, "./"+n)...)
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", n, err, out)
-		}
+	pkgs := make([]string, len(names))
+	for i, n := range names {
+		pkgs[i] = "./" + n
 	}
-	return bin
+	return binaries(t, version, pkgs...)
 }
 
 // mcpRelay is one riff relay mcp process and the MCP client session on

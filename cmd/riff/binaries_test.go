@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// The real-binary tests of this package build riff, riff-server and a few
+// tools with go build. A link takes a second or two, so each binary is
+// built once per test run (for each version that -ldflags sets) into a
+// folder that TestMain owns, and each test gets a copy of it in a folder
+// of its own: a test may replace or remove its files (as riff update does)
+// and no other test sees it. The longest of these tests, which mostly wait
+// on the real time rules of riff (a token's life, a watch that tries again
+// every 5 s), run in parallel.
+
+// builtDir is the folder of the binaries of this test run. TestMain sets
+// it before any test runs; no test changes it.
+var builtDir string
+
+// built holds one build of each (package, version): the first test that
+// needs it builds it, and the others wait for that build.
+var built struct {
+	mu     sync.Mutex
+	builds map[buildKey]*binaryBuild
+}
+
+type buildKey struct{ pkg, version string }
+
+type binaryBuild struct {
+	once sync.Once
+	// dir is the folder of this build alone.
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "riff-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	builtDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// builtBinary gives the path of the binary of pkg (a path relative to
+// cmd/, such as ./riff, or a package path) built with version (""
+// is the default version of the binary), building it at the first call.
+func builtBinary(pkg, version string) (string, error) {
+	built.mu.Lock()
+	if built.builds == nil {
+		built.builds = map[buildKey]*binaryBuild{}
+	}
+	key := buildKey{pkg, version}
+	b := built.builds[key]
+	if b == nil {
+		b = &binaryBuild{dir: filepath.Join(builtDir, strconv.Itoa(len(built.builds)))}
+		built.builds[key] = b
+	}
+	built.mu.Unlock()
+	b.once.Do(func() {
+		if err := os.MkdirAll(b.dir, 0o755); err != nil {
+			b.err = err
+			return
+		}
+		out := filepath.Join(b.dir, filepath.Base(pkg))
+		args := []string{"build", "-o", out}
+		if version != "" {
+			args = append(args, "-ldflags", "-X main.version="+version)
+		}
+		cmd := exec.Command("go", append(args, pkg)...)
+		cmd.Dir = ".."
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+			return
+		}
+		b.path = out
+	})
+	return b.path, b.err
+}
+
+// binaries gives a folder of the test's own that holds the binaries of
+// pkgs (paths relative to cmd/, or package paths) built with version,
+// each under the last element of its path.
+func binaries(t testing.TB, version string, pkgs ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, pkg := range pkgs {
+		path, err := builtBinary(pkg, version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := copyFile(path, filepath.Join(bin, filepath.Base(pkg))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// copyFile copies the executable from to the new file to.
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
+}
