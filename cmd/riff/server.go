@@ -10,11 +10,8 @@ import (
 	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
-	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
-
-func parseBuild(s string) (build.Build, error) { return build.ParseBuild(s) }
 
 // signInFact gives the sign-in line of a riff that gave its facts to
 // riff: signed in as the email of the sign-in of m, or no sign-in.
@@ -38,35 +35,6 @@ func (c *cli) signInFact(ctx context.Context, m *signin.Machine, client *riffcli
 		who = k.User
 	}
 	return render.SignedIn(who)
-}
-
-// signInFaultFact gives the sign-in line of a riff that refused the
-// token of this machine or that the machine cannot send, and whether it
-// is one.
-func (c *cli) signInFaultFact(err error, m *signin.Machine) (render.Fact, bool) {
-	var auth *riffclient.AuthError
-	var refused *wire.Refused
-	switch {
-	case errors.As(err, &auth):
-		return render.SignInFault(auth), true
-	case errors.As(err, &refused) && signInCode(refused.Code):
-		if m != nil {
-			if ferr := m.Fault(); ferr != nil {
-				return render.SignInFault(ferr), true
-			}
-		}
-		return render.NotSignedIn(), true
-	}
-	return render.Fact{}, false
-}
-
-// signInCode says whether a refusal says that the riff wants a sign-in.
-func signInCode(code wire.Code) bool {
-	switch code {
-	case wire.NoToken, wire.BadToken:
-		return true
-	}
-	return false
 }
 
 // localBudget is the budget of the call to the riff of this machine in
@@ -97,24 +65,23 @@ func (c *cli) localFacts(ctx context.Context) []render.Fact {
 		opts.Auth = m
 	}
 	facts, err := riffclient.New(u, opts).Facts(ctx)
-	lines := []render.Fact{{Key: "local", Value: u.String(), Extra: "(the riff of this machine)"}}
-	var mismatch *riffclient.MismatchError
-	switch {
-	case err == nil:
-		sb, perr := parseBuild(facts.Build)
-		if perr != nil {
-			return append(lines, render.UnreadBuild(facts.Build))
-		}
-		rel, _, _ := render.Release(sb, c.build)
-		return append(lines, rel, c.signInFact(ctx, m, plain))
-	case errors.As(err, &mismatch) && mismatch.Server != nil:
-		rel, _, _ := render.Release(*mismatch.Server, c.build)
-		return append(lines, rel)
+	got := render.LocalLines(render.Answer{Facts: facts, Err: err}, render.Asked{
+		Mine:   c.build,
+		SignIn: func() render.Fact { return c.signInFact(ctx, m, plain) },
+		Fault:  faultOf(m),
+	})
+	if got == nil {
+		return nil
 	}
-	if f, ok := c.signInFaultFact(err, m); ok {
-		return append(lines, f)
+	return append([]render.Fact{{Key: "local", Value: u.String(), Extra: "(the riff of this machine)"}}, got...)
+}
+
+// faultOf gives the fault of the sign-in m for render; nil with none.
+func faultOf(m *signin.Machine) func() error {
+	if m == nil {
+		return nil
 	}
-	return nil
+	return m.Fault
 }
 
 // envTestLocal names a test hook: the URL of the riff of this machine in

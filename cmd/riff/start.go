@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 
-	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -117,52 +115,13 @@ func (c *cli) server(ctx context.Context, args []string) error {
 		{Key: "server", Value: c.serverURL().String(), Extra: "(" + c.serverFrom + ")"},
 	}
 	facts, err := c.client.Facts(ctx)
-	var mismatch *riffclient.MismatchError
-	var refused *wire.Refused
-	var front *riffclient.FrontEndError
-	var authErr *riffclient.AuthError
-	var act string
-	var actStyle render.Style
-	failed := false
-	switch {
-	case err == nil:
-		sb, perr := parseBuild(facts.Build)
-		if perr != nil {
-			lines = append(lines, render.UnreadBuild(facts.Build))
-			break
-		}
-		rel, a, style := render.Release(sb, c.build)
-		lines = append(lines, rel, c.signInFact(ctx, c.signin, c.client))
-		act, actStyle = a, style
-		lines = append(lines, render.ServerFacts(facts)...)
-	case errors.As(err, &mismatch):
-		failed = true
-		if mismatch.Server != nil {
-			rel, a, style := render.Release(*mismatch.Server, c.build)
-			lines = append(lines, rel)
-			act, actStyle = a, style
-		} else {
-			lines = append(lines, render.Fact{Key: "  release", Value: clean(mismatch.Text), Style: render.Bad})
-			act, actStyle = "Check that the server is riff-server. See riff help server.", render.Bad
-		}
-	case errors.As(err, &refused) && signInCode(refused.Code), errors.As(err, &authErr):
-		// A riff with sign-in gives its facts only to a person who is
-		// signed in: this machine has no sign-in for it, or it ended.
-		failed = true
-		f, _ := c.signInFaultFact(err, c.signin)
-		lines = append(lines, f)
-		act, actStyle = render.LoginAct, render.Bad
-	case errors.As(err, &front):
-		// Cloud Run answered by itself: riff server asks once, and the
-		// person runs it again (docs/cli.md, "The calls").
-		failed = true
-		lines = append(lines, render.NoAnswer(c.words(err)))
-		act, actStyle = "Run riff server again in a few seconds.", render.Bad
-	default:
-		failed = true
-		lines = append(lines, render.NoAnswer(c.words(err)))
-		act, actStyle = "Start riff-server, or name another riff with --server. See riff help server.", render.Bad
-	}
+	got, act, actStyle, failed := render.ServerLines(render.Answer{Facts: facts, Err: err}, render.Asked{
+		Mine:   c.build,
+		SignIn: func() render.Fact { return c.signInFact(ctx, c.signin, c.client) },
+		Fault:  c.signInFault(),
+		Words:  c.words,
+	})
+	lines = append(lines, got...)
 	lines = append(lines, <-local...)
 	c.out.FactsAt(lines, 12)
 	if act != "" {

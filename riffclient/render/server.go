@@ -1,9 +1,11 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -82,6 +84,102 @@ func SignInFault(fault error) Fact {
 // its error.
 func NoAnswer(words string) Fact {
 	return Fact{Key: "  answer", Value: "none", Style: Bad, Extra: "(" + words + ")"}
+}
+
+// Answer is what a riff gave riff server: its facts (GET /v1/server), or
+// the error of the ask.
+type Answer struct {
+	Facts wire.ServerFacts
+	Err   error
+}
+
+// Asked are the parts of riff server that are not in the answer: the
+// build of this riff, the sign-in line of a riff that gave its facts
+// (SignIn may ask the riff), the fault of the sign-in of this machine
+// (nil: no sign-in), and the words of an error.
+type Asked struct {
+	Mine   build.Build
+	SignIn func() Fact
+	Fault  func() error
+	Words  func(error) string
+}
+
+// ServerLines gives the lines of riff server for the riff that riff
+// uses: its release against this riff, its sign-in and its facts; the
+// last line, which says what to run ("" when nothing waits), with its
+// style; and whether the riff failed to give its facts.
+func ServerLines(a Answer, k Asked) (lines []Fact, act string, style Style, failed bool) {
+	var mismatch *riffclient.MismatchError
+	var front *riffclient.FrontEndError
+	switch {
+	case a.Err == nil:
+		sb, err := build.ParseBuild(a.Facts.Build)
+		if err != nil {
+			return []Fact{UnreadBuild(a.Facts.Build)}, "", Normal, false
+		}
+		rel, act, style := Release(sb, k.Mine)
+		return append([]Fact{rel, k.SignIn()}, ServerFacts(a.Facts)...), act, style, false
+	case errors.As(a.Err, &mismatch):
+		if mismatch.Server != nil {
+			rel, act, style := Release(*mismatch.Server, k.Mine)
+			return []Fact{rel}, act, style, true
+		}
+		return []Fact{{Key: "  release", Value: Clean(mismatch.Text), Style: Bad}}, "Check that the server is riff-server. See riff help server.", Bad, true
+	}
+	if f, ok := signInLine(a.Err, k.Fault); ok {
+		// A riff with sign-in gives its facts only to a person who is
+		// signed in: this machine has no sign-in for it, or it ended.
+		return []Fact{f}, LoginAct, Bad, true
+	}
+	if errors.As(a.Err, &front) {
+		// Cloud Run answered by itself: riff server asks once, and the
+		// person runs it again (docs/cli.md, "The calls").
+		return []Fact{NoAnswer(k.Words(a.Err))}, "Run riff server again in a few seconds.", Bad, true
+	}
+	return []Fact{NoAnswer(k.Words(a.Err))}, "Start riff-server, or name another riff with --server. See riff help server.", Bad, true
+}
+
+// LocalLines gives the lines of riff server under the line local, for
+// the riff of this machine: its release and its sign-in. It gives none
+// when that riff does not answer: it shows only when it answers.
+func LocalLines(a Answer, k Asked) []Fact {
+	var mismatch *riffclient.MismatchError
+	switch {
+	case a.Err == nil:
+		sb, err := build.ParseBuild(a.Facts.Build)
+		if err != nil {
+			return []Fact{UnreadBuild(a.Facts.Build)}
+		}
+		rel, _, _ := Release(sb, k.Mine)
+		return []Fact{rel, k.SignIn()}
+	case errors.As(a.Err, &mismatch) && mismatch.Server != nil:
+		rel, _, _ := Release(*mismatch.Server, k.Mine)
+		return []Fact{rel}
+	}
+	if f, ok := signInLine(a.Err, k.Fault); ok {
+		return []Fact{f}
+	}
+	return nil
+}
+
+// signInLine gives the sign-in line of a riff that refused the token of
+// this machine or its lack, or whose token the machine cannot send, and
+// whether err is one.
+func signInLine(err error, fault func() error) (Fact, bool) {
+	var auth *riffclient.AuthError
+	var refused *wire.Refused
+	switch {
+	case errors.As(err, &auth):
+		return SignInFault(auth), true
+	case errors.As(err, &refused) && (refused.Code == wire.NoToken || refused.Code == wire.BadToken):
+		if fault != nil {
+			if ferr := fault(); ferr != nil {
+				return SignInFault(ferr), true
+			}
+		}
+		return NotSignedIn(), true
+	}
+	return Fact{}, false
 }
 
 // ServerFacts gives the lines of the facts of GET /v1/server.
