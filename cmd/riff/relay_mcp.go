@@ -65,7 +65,10 @@ type relay struct {
 	// runCtx is the context of the run: the keep-alive ends with it.
 	runCtx context.Context
 
-	mu sync.Mutex
+	// moving holds the stop and the start of the keep-alive of one move
+	// together: two moves at once leave one keep-alive.
+	moving sync.Mutex
+	mu     sync.Mutex
 	// stopKeepAlive stops the keep-alive of the place before a move.
 	stopKeepAlive context.CancelFunc
 	keepAliveDone chan struct{}
@@ -193,6 +196,8 @@ func (c *cli) sessionAt(ctx context.Context, dir string) (name.SessionURI, error
 
 // moved moves the keep-alive to the new place of the session.
 func (r *relay) moved(me name.SessionURI, _ string) {
+	r.moving.Lock()
+	defer r.moving.Unlock()
 	r.stopKeepAliveLoop()
 	r.startKeepAlive(me)
 }
