@@ -10,12 +10,15 @@
 // Every routed call, stream and the facts go through a [TokenLayer]:
 // [NoSignIn] trusts the me of the body (a riff on loopback); [SignedIn]
 // checks the access token (Authorization: DPoP TOKEN), the DPoP proof of
-// its device key (method, URL, token, time, this instance, seen once),
-// and that the token may act as the me of the body (not_you). The token
-// path (signin_http.go: provider, sign-in, refresh, swap) needs no
-// access token; [Engine.SignIn] runs the command admit and starts the
-// sign-in in the token store. docs/signin.md has the codes and the
-// decisions.
+// its device key (one header; method, URL, token, time, this instance,
+// seen once by its key), and that the token may act as the me of the
+// body (not_you). The handler holds no rule of the tokens: it asks the
+// interface, which also runs the token path (signin_http.go routes it:
+// provider, sign-in, refresh, swap). The sign-in of [SignedIn] sends the
+// command admit through [Dispatch] and starts the sign-in in the token
+// store. The replay cache remembers only the proofs of a key that a
+// token, an ID token or a refresh token proved. docs/signin.md has the
+// codes and the decisions, docs/tokens.md the replay cache.
 //
 // # Start and stop
 //

@@ -162,10 +162,13 @@ func (e *Engine) SetSignInsTimer(after func(time.Duration) <-chan time.Time) {
 // the caller from me, as NoSignIn does, and gives it the device key of its
 // user from Keys (the thumbprints), as the token layer of a riff with
 // sign-in does from the token.
-type KeyedTrust struct{ Keys map[string]string }
+type KeyedTrust struct {
+	NoSignIn
+	Keys map[string]string
+}
 
-func (k KeyedTrust) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refused) {
-	p, refused := NoSignIn{}.Prove(r, me)
+func (k KeyedTrust) Prove(r *http.Request, t Token, me name.SessionURI) (Proof, *wire.Refused) {
+	p, refused := k.NoSignIn.Prove(r, t, me)
 	if refused != nil {
 		return p, refused
 	}
@@ -189,3 +192,6 @@ func (e *Engine) SetBeforeStart(fn func()) {
 	defer e.mu.Unlock()
 	e.beforeStart = fn
 }
+
+// SeenLen gives the number of proofs in the replay cache of the layer.
+func (l *SignedIn) SeenLen() int { return l.seen.Len() }

@@ -498,7 +498,7 @@ func (s *stream) nextOf() (wire.Event, bool) {
 // a call of me.
 func prove(t testing.TB, me name.SessionURI) riffengine.Proof {
 	t.Helper()
-	p, refused := riffengine.NoSignIn{}.Prove(httptest.NewRequest(http.MethodPost, "/", nil), me)
+	p, refused := riffengine.NoSignIn{}.Prove(httptest.NewRequest(http.MethodPost, "/", nil), riffengine.Token{}, me)
 	if refused != nil {
 		t.Fatalf("Prove(%v) = %v", me, refused)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
-	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/riffstate"
 )
 
@@ -64,9 +63,6 @@ type signaled[R any] interface {
 type Handler struct {
 	e      *Engine
 	tokens TokenLayer
-	// signIn is the token layer when it is of a riff with sign-in (nil
-	// with no sign-in): the routes of the token path use it.
-	signIn *SignedIn
 	denier *denier
 	mux    *http.ServeMux
 	log    *slog.Logger
@@ -91,7 +87,6 @@ func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
 		BodyTime: BodyTime, deniedAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
-	s.signIn, _ = tokens.(*SignedIn)
 	s.routes()
 	return s
 }
@@ -364,14 +359,10 @@ func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // sign-in takes the caller from it, a token must be allowed to act as it.
 func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.ResponseWriter, r *http.Request) (T, Proof, bool) {
 	var v T
-	var token tokens.Token
-	if s.signIn != nil {
-		t, refused := s.signIn.check(r)
-		if refused != nil {
-			s.deniedUnread(w, r, refused, t.Key)
-			return v, Proof{}, false
-		}
-		token = t
+	token, refused := s.tokens.Token(r)
+	if refused != nil {
+		s.deniedUnread(w, r, refused, token.Key())
+		return v, Proof{}, false
 	}
 	body, ok := s.readBody(w, r)
 	if !ok {
@@ -385,13 +376,7 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 		s.refuse(w, refused, 0)
 		return v, Proof{}, false
 	}
-	var proof Proof
-	var refused *wire.Refused
-	if s.signIn != nil {
-		proof, refused = s.signIn.proveAs(r, token, v.Caller())
-	} else {
-		proof, refused = s.tokens.Prove(r, v.Caller())
-	}
+	proof, refused := s.tokens.Prove(r, token, v.Caller())
 	switch {
 	case refused == nil:
 		return v, proof, true
@@ -489,12 +474,10 @@ func (s *Handler) server(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "GET %s gives the facts of the server", r.URL.Path), http.StatusMethodNotAllowed)
 		return
 	}
-	// A riff with sign-in gives its facts only to a signed-in caller.
-	if s.signIn != nil {
-		if t, refused := s.signIn.check(r); refused != nil {
-			s.deniedKey(w, r, refused, t.Key)
-			return
-		}
+	// A riff with sign-in gives its facts only to a signed-in person.
+	if key, refused := s.tokens.Facts(r); refused != nil {
+		s.deniedKey(w, r, refused, key)
+		return
 	}
 	s.writeJSON(w, s.e.Facts())
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine/tokens"
@@ -39,9 +38,11 @@ type IDTokens interface {
 
 // Tokens is the token store as the token layer uses it: *tokens.Store.
 type Tokens interface {
+	Start(p tokens.Person, key string, position uint64) (tokens.Pair, uint64, error)
 	Refresh(refresh, key string) (tokens.Pair, error)
 	Swap(access, key, session string) (tokens.Pair, error)
 	Lookup(access string) (tokens.Token, error)
+	ChainKey(refresh string) (string, bool)
 	KeyOfRefresh(refresh string) (string, bool)
 }
 
@@ -68,11 +69,16 @@ type SignInOptions struct {
 // SignedIn is the token layer of a riff with sign-in: each call carries
 // an access token (Authorization: DPoP TOKEN) and a DPoP proof of the
 // device key of its sign-in, for this method, this URL and this token.
+// It also runs the token path: the sign-in, the refresh and the swap.
 // It is safe for concurrent use.
 type SignedIn struct {
+	e      *Engine
 	opts   SignInOptions
 	tokens Tokens
-	seen   *dpop.Seen
+	// seen is the replay cache: it holds only proofs of a key that a
+	// token, an ID token or a refresh token proved (docs/tokens.md, "The
+	// replay cache").
+	seen *dpop.Seen
 	// start is the start of this instance: it refuses each proof from
 	// before it (the replay cache of an old instance is gone).
 	start time.Time
@@ -91,45 +97,179 @@ func NewSignedIn(e *Engine, opts SignInOptions) (*SignedIn, error) {
 		opts.Now = time.Now
 	}
 	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
-	return &SignedIn{opts: opts, tokens: e.SignIns(), seen: dpop.NewSeen(0), start: opts.Now()}, nil
+	return &SignedIn{e: e, opts: opts, tokens: e.SignIns(), seen: dpop.NewSeen(0), start: opts.Now()}, nil
 }
 
 // The texts of the refusals of the token layer.
 const (
 	textNoToken     = "this riff has sign-in: each call needs a token. Run riff login"
 	textProofBefore = "the proof is from before this riff-server started: riff makes a new one for each try"
+	textFull        = "riff-server holds too many proofs now; riff tries again"
+	textFacts       = "the facts of riff-server go to a signed-in person, not to a session token: riff server asks with the token of the person"
 )
 
-// Prove checks the token and the proof of a call, then that the token
-// may act as me: a person token only as a person URI of its user, a
-// session token only as its session of its user. On a refusal the proof
-// holds the key of the token when the token was valid (for the denied
-// line), and is zero otherwise.
-func (l *SignedIn) Prove(r *http.Request, me name.SessionURI) (Proof, *wire.Refused) {
-	t, refused := l.check(r)
-	if refused != nil {
-		return Proof{caller: riffstate.Caller{Key: t.Key}}, refused
-	}
-	return l.proveAs(r, t, me)
+// Token checks the token of a call from its headers: Authorization, the
+// token in the store, the proof of its key for the method, the URL and
+// the token, from this instance, seen once.
+func (l *SignedIn) Token(r *http.Request) (Token, *wire.Refused) {
+	_, t, refused := l.token(r)
+	return Token{t: t}, refused
 }
 
-// proveAs is the part of Prove after the check of the token t: that t
-// may act as me, the me of the body. The handler checks the token first,
-// from the headers, and reads the body after it.
-func (l *SignedIn) proveAs(r *http.Request, t tokens.Token, me name.SessionURI) (Proof, *wire.Refused) {
-	keyOnly := Proof{caller: riffstate.Caller{Key: t.Key}}
+// token is Token with the access token of the call. The proof is
+// remembered only after the token proved its key, so that a caller with
+// no valid token cannot fill the replay cache.
+func (l *SignedIn) token(r *http.Request) (string, tokens.Token, *wire.Refused) {
+	access, refused := accessToken(r.Header)
+	if refused != nil {
+		return "", tokens.Token{}, refused
+	}
+	t, err := l.tokens.Lookup(access)
+	if err != nil {
+		return "", tokens.Token{}, tokenRefusal(err)
+	}
+	p, refused := l.verify(r, access, t.Key)
+	if refused == nil {
+		refused = l.remember(p)
+	}
+	if refused != nil {
+		return "", t, refused
+	}
+	return access, t, nil
+}
+
+// Prove checks that the token t may act as me: a person token only as
+// a person URI of its user, a session token only as its session of its
+// user. On a refusal the proof holds the key of the token (for the
+// denied line).
+func (l *SignedIn) Prove(r *http.Request, t Token, me name.SessionURI) (Proof, *wire.Refused) {
+	keyOnly := Proof{caller: riffstate.Caller{Key: t.t.Key}}
 	if me.IsZero() {
 		return keyOnly, wire.Refuse(wire.BadRequest, "this call names no me: a call with a token names the caller that the token acts as")
 	}
-	if len(me.Unknown) > 0 {
-		return keyOnly, wire.Refuse(wire.BadRequest, "the URI %s has a part that this riff-server does not know: %s", me.Bare(), quote.Input(strings.Join(me.Unknown, "&")))
+	if refused := unknownParts(me); refused != nil {
+		return keyOnly, refused
 	}
-	if refused := notYou(t, me); refused != nil {
+	if refused := notYou(t.t, me); refused != nil {
 		return keyOnly, refused
 	}
 	c := riffstate.CallerOf(me)
-	c.Key, c.SignedInAt = t.Key, t.Position
+	c.Key, c.SignedInAt = t.t.Key, t.t.Position
 	return Proof{caller: c, call: headerValue(r.Header, headerCall)}, nil
+}
+
+// Facts gives the facts of the server only to a signed-in person: the
+// token of a person, not of a session (docs/signin.md, "The token
+// layer").
+func (l *SignedIn) Facts(r *http.Request) (string, *wire.Refused) {
+	_, t, refused := l.token(r)
+	if refused != nil {
+		return t.Key, refused
+	}
+	if t.Session != "" {
+		return t.Key, wire.Refuse(wire.NotYou, "%s", textFacts)
+	}
+	return "", nil
+}
+
+// Provider is what /v1/signin/provider tells riff login.
+func (l *SignedIn) Provider() wire.ProviderReply {
+	p := l.opts.Provider
+	p.SignIn = true
+	return p
+}
+
+// SignIn signs a person in, in this order: the key of the call (a public
+// P-256 JWK), the proof of that key, the ID token, then the command
+// admit through the one dispatch, with the sign-in as its caller. Only
+// then, for a person who may join, the proof is remembered; then a
+// sign-in of the token store at the position of the pending copy at the
+// check of admit, and the wait for the write of signins.json. A remove
+// or a revoke of the person that comes between gives bad_token
+// (tokens.ErrEnded).
+func (l *SignedIn) SignIn(r *http.Request, call wire.SignIn) (tokens.Pair, string, error) {
+	key, refused := deviceKey(call.Key)
+	if refused != nil {
+		return tokens.Pair{}, "", refused
+	}
+	p, refused := l.verify(r, "", key)
+	if refused != nil {
+		return tokens.Pair{}, "", refused
+	}
+	if l.opts.IDTokens == nil {
+		return tokens.Pair{}, "", wire.Refuse(wire.NotAllowed, "this riff requires sign-in and has no provider: give riff-server --issuer and --client-id")
+	}
+	who, err := l.opts.IDTokens.Check(r.Context(), call.IDToken)
+	if err != nil {
+		return tokens.Pair{}, "", wire.Refuse(wire.BadToken, "the ID token is refused: %v", err)
+	}
+	person, at, err := l.e.admit(r.Context(), who)
+	if err != nil {
+		return tokens.Pair{}, key, err
+	}
+	if refused := l.remember(p); refused != nil {
+		return tokens.Pair{}, "", refused
+	}
+	// A remove or a revoke of the person whose record came after the
+	// check of admit ended the sign-ins from before its position, and
+	// keeps that floor: Start refuses a position below it (ErrEnded).
+	pair, version, err := l.tokens.Start(person, key, at)
+	if err != nil {
+		return tokens.Pair{}, key, storeError(err)
+	}
+	if err := l.e.WaitSaved(r.Context(), version); err != nil {
+		return tokens.Pair{}, key, err
+	}
+	return pair, "", nil
+}
+
+// Refresh gives the next pair of a chain. As on a call with a token, the
+// token comes first: a refresh token of no chain that the store holds is
+// refused before its proof is checked (bad_token), so a flood of garbage
+// costs no check of a signature. The proof is then of any key; it is
+// remembered only when the chain of the token is of that key, so that
+// no refused refresh fills the replay cache. The rules of the chain are
+// the store's (tokens.Store.Refresh).
+func (l *SignedIn) Refresh(r *http.Request, call wire.Refresh) (tokens.Pair, string, error) {
+	chainKey, held := l.tokens.ChainKey(call.RefreshToken)
+	if !held {
+		return tokens.Pair{}, "", tokenRefusal(tokens.ErrUnknown)
+	}
+	p, refused := l.verify(r, "", "")
+	if refused != nil {
+		return tokens.Pair{}, "", refused
+	}
+	if chainKey == p.Thumbprint {
+		if refused := l.remember(p); refused != nil {
+			return tokens.Pair{}, "", refused
+		}
+	}
+	pair, err := l.tokens.Refresh(call.RefreshToken, p.Thumbprint)
+	if err != nil {
+		// The line of a proof of another key names the key of the
+		// token's sign-in.
+		key, _ := l.tokens.KeyOfRefresh(call.RefreshToken)
+		return tokens.Pair{}, key, storeError(err)
+	}
+	return pair, "", nil
+}
+
+// Swap gives a session its own token for the person token of the call,
+// proved as each call with a token. The store refuses a session token
+// (not_you).
+func (l *SignedIn) Swap(r *http.Request, call wire.Swap) (tokens.Pair, string, error) {
+	if err := name.CheckSessionID(call.Session); err != nil {
+		return tokens.Pair{}, "", wire.Refuse(wire.BadRequest, "%v", err)
+	}
+	access, t, refused := l.token(r)
+	if refused != nil {
+		return tokens.Pair{}, t.Key, refused
+	}
+	pair, err := l.tokens.Swap(access, t.Key, call.Session)
+	if err != nil {
+		return tokens.Pair{}, t.Key, storeError(err)
+	}
+	return pair, "", nil
 }
 
 // notYou says whether a token may act as me. A person token does not act
@@ -155,53 +295,71 @@ func shortID(id string) string {
 	return id
 }
 
-// check proves the token of a call: the header Authorization, the token
-// in the store, the proof of its key for the method, the URL and the
-// token, from this instance, seen once. It gives the token, or the
-// refusal with the token when the token was valid.
-func (l *SignedIn) check(r *http.Request) (tokens.Token, *wire.Refused) {
-	auth := r.Header.Get(wire.HeaderAuthorization)
-	if auth == "" {
-		return tokens.Token{}, wire.Refuse(wire.NoToken, "%s", textNoToken)
+// accessToken is the one reader of the header Authorization: exactly
+// one, of the form DPoP TOKEN.
+func accessToken(h http.Header) (string, *wire.Refused) {
+	values := h.Values(wire.HeaderAuthorization)
+	if len(values) == 0 || (len(values) == 1 && values[0] == "") {
+		return "", wire.Refuse(wire.NoToken, "%s", textNoToken)
 	}
-	scheme, access, ok := strings.Cut(auth, " ")
+	if len(values) > 1 {
+		return "", wire.Refuse(wire.BadToken, "the call has %d headers Authorization: it carries one token", len(values))
+	}
+	scheme, access, ok := strings.Cut(values[0], " ")
 	if !ok || !strings.EqualFold(scheme, "DPoP") || access == "" {
-		return tokens.Token{}, wire.Refuse(wire.BadToken, "the header Authorization must be DPoP TOKEN")
+		return "", wire.Refuse(wire.BadToken, "the header Authorization must be DPoP TOKEN")
 	}
-	t, err := l.tokens.Lookup(access)
-	if err != nil {
-		return tokens.Token{}, tokenRefusal(err)
-	}
-	if _, refused := l.proof(r, access, t.Key); refused != nil {
-		return t, refused
-	}
-	return t, nil
+	return access, nil
 }
 
-// proof checks the DPoP proof of a call for the method, the public URL
-// of its path and access ("" on the token path), and that its key is key
-// ("" takes the key of the proof). It then remembers the proof. It gives
-// the thumbprint of the key of the proof.
-func (l *SignedIn) proof(r *http.Request, access, key string) (string, *wire.Refused) {
-	now := l.opts.Now()
-	p, err := dpop.Verify(r.Header.Get(wire.HeaderDPoP), r.Method, l.url(r), access, now)
+// proofHeader gives the one header DPoP of a call ("" with none, which
+// dpop.Verify refuses). More than one is refused: RFC 9449 §4.3 takes
+// exactly one proof.
+func proofHeader(h http.Header) (string, *wire.Refused) {
+	values := h.Values(wire.HeaderDPoP)
+	if len(values) > 1 {
+		return "", wire.Refuse(wire.BadProof, "the call has %d headers DPoP: a call carries exactly one proof (RFC 9449 §4.3)", len(values))
+	}
+	if len(values) == 0 {
+		return "", nil
+	}
+	return values[0], nil
+}
+
+// verify checks the DPoP proof of a call for the method, the public URL
+// of its path and access ("" on the token path), that its key is key
+// ("" takes the key of the proof), and that it is not from before the
+// start of this instance. It does not remember the proof (remember).
+func (l *SignedIn) verify(r *http.Request, access, key string) (dpop.Proof, *wire.Refused) {
+	proof, refused := proofHeader(r.Header)
+	if refused != nil {
+		return dpop.Proof{}, refused
+	}
+	p, err := dpop.Verify(proof, r.Method, l.url(r), access, l.opts.Now())
 	if err != nil {
-		return "", wire.Refuse(wire.BadProof, "the DPoP proof is refused: %v", err)
+		return dpop.Proof{}, wire.Refuse(wire.BadProof, "the DPoP proof is refused: %v", err)
 	}
 	if key != "" && p.Thumbprint != key {
-		return "", wire.Refuse(wire.BadProof, "the DPoP proof is not of the device key of the token")
+		return dpop.Proof{}, wire.Refuse(wire.BadProof, "the DPoP proof is not of the device key of the token")
 	}
 	// iat has whole seconds: a proof of the second of the start passes.
 	if p.IssuedAt.Before(l.start.Truncate(time.Second)) {
-		return "", wire.Refuse(wire.BadProof, "%s", textProofBefore)
+		return dpop.Proof{}, wire.Refuse(wire.BadProof, "%s", textProofBefore)
 	}
-	if err := l.seen.Add(p, now); err != nil {
+	return p, nil
+}
+
+// remember puts a verified proof in the replay cache, by its key: a
+// replay is bad_proof, a full cache 503 (the client tries again). The
+// caller calls it only for a proof of a key that a valid token proved.
+func (l *SignedIn) remember(p dpop.Proof) *wire.Refused {
+	if err := l.seen.Add(p, l.opts.Now()); err != nil {
 		if errors.Is(err, dpop.ErrFull) {
-			return "", &wire.Refused{Code: wire.BadProof, Reason: "riff-server holds too many proofs now; riff tries again", Status: http.StatusServiceUnavailable}
+			return &wire.Refused{Code: wire.BadProof, Reason: textFull, Status: http.StatusServiceUnavailable}
 		}
-		return "", wire.Refuse(wire.BadProof, "the DPoP proof is refused: %v", err)
+		return wire.Refuse(wire.BadProof, "the DPoP proof is refused: %v", err)
 	}
-	return p.Thumbprint, nil
+	return nil
 }
 
 // url is the URL that a proof of the call names: the public URL and the
@@ -220,6 +378,8 @@ func tokenRefusal(err error) *wire.Refused {
 	switch {
 	case errors.Is(err, tokens.ErrWrongKey):
 		return wire.Refuse(wire.BadProof, "%v", err)
+	case errors.Is(err, tokens.ErrSessionSwap):
+		return wire.Refuse(wire.NotYou, "%v", err)
 	case errors.Is(err, tokens.ErrReused), errors.Is(err, tokens.ErrEnded):
 		return wire.Refuse(wire.BadToken, "%v", err)
 	case errors.Is(err, tokens.ErrNotSaved):
@@ -228,6 +388,19 @@ func tokenRefusal(err error) *wire.Refused {
 		return wire.Refuse(wire.BadToken, "%v", err)
 	}
 	return &wire.Refused{Code: wire.BadToken, Reason: "riff-server: " + callerText(err), Status: http.StatusInternalServerError}
+}
+
+// storeError gives the refusal of an error of the token store on the
+// token path; ErrNotSaved (503) and any other error stay as they are.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, tokens.ErrNotSaved):
+		return err
+	case errors.Is(err, tokens.ErrUnknown), errors.Is(err, tokens.ErrReused), errors.Is(err, tokens.ErrEnded),
+		errors.Is(err, tokens.ErrWrongKey), errors.Is(err, tokens.ErrSessionSwap):
+		return tokenRefusal(err)
+	}
+	return err
 }
 
 // deviceKey reads the public JWK of a sign-in: a P-256 public key.
@@ -250,37 +423,25 @@ func deviceKey(raw []byte) (string, *wire.Refused) {
 	return thumb, nil
 }
 
-// SignIn signs a person in, as the token path does after its checks of
-// the ID token and of the proof of key (a thumbprint): the command admit
-// with the sign-in as its caller, then a sign-in of the token store at
-// the position of the pending copy at the check of admit, then the wait
-// for the write of signins.json. A person who may not join is refused
-// (not_member, as *wire.Refused); a remove or a revoke of the person
-// that comes between gives tokens.ErrEnded.
-func (e *Engine) SignIn(ctx context.Context, who Identity, key string) (tokens.Pair, error) {
+// admit runs the command admit for the person of a checked ID token,
+// through the one dispatch, with the sign-in as the caller (the class
+// sign_in; the user is the USER of the email). It gives the person and
+// the position of the pending copy at the check of admit: the position
+// of the sign-in. A person who may not join is refused (not_member, as
+// *wire.Refused).
+func (e *Engine) admit(ctx context.Context, who Identity) (tokens.Person, uint64, error) {
 	if e.signIns == nil {
-		return tokens.Pair{}, wire.Refuse(wire.NoSignIn, "this riff has no sign-in")
+		return tokens.Person{}, 0, wire.Refuse(wire.NoSignIn, "this riff has no sign-in")
 	}
 	email := riffstate.NormalEmail(who.Email)
 	user, err := riffstate.UserOfEmail(email)
 	if err != nil {
-		return tokens.Pair{}, err
+		return tokens.Person{}, 0, err
 	}
 	call := Authenticated[riffstate.Admit]{cmd: riffstate.Admit{Email: email, Domain: who.Domain}, caller: riffstate.SignInCaller(user)}
-	checked, _, _, err := check[riffstate.Admit, riffstate.AdmitReply](e, call, riffstate.Asked{})
+	replied, err := Dispatch[riffstate.Admit, riffstate.AdmitReply](ctx, e, call)
 	if err != nil {
-		return tokens.Pair{}, err
-	}
-	at := checked.en.at
-	checked.queue()
-	q := Queued[riffstate.AdmitReply]{e: e, en: checked.en, cmd: call.cmd, caller: call.caller}
-	applied, err := q.applied(ctx)
-	if err != nil {
-		return tokens.Pair{}, err
-	}
-	reply, err := applied.reply()
-	if err != nil {
-		return tokens.Pair{}, err
+		return tokens.Person{}, 0, err
 	}
 	e.mu.Lock()
 	beforeStart := e.beforeStart
@@ -288,17 +449,7 @@ func (e *Engine) SignIn(ctx context.Context, who Identity, key string) (tokens.P
 	if beforeStart != nil {
 		beforeStart()
 	}
-	// A remove or a revoke of the person whose record came after the
-	// check of admit ended the sign-ins from before its position, and
-	// keeps that floor: Start refuses a position below it (ErrEnded).
-	pair, version, err := e.signIns.Start(tokens.Person{User: reply.User, Email: email}, key, at)
-	if err != nil {
-		return tokens.Pair{}, err
-	}
-	if err := e.WaitSaved(ctx, version); err != nil {
-		return tokens.Pair{}, err
-	}
-	return pair, nil
+	return tokens.Person{User: replied.Reply.User, Email: email}, replied.at, nil
 }
 
 // nameOwner sends name_owner for the setting --owner, once after the

@@ -46,7 +46,11 @@ func FuzzProve(f *testing.F) {
 		r := httptest.NewRequest(http.MethodPost, "http://riff.example/v1/whoami", nil)
 		r.Header.Set("Authorization", auth)
 		r.Header.Set("DPoP", proof)
-		p, refused := l.Prove(r, name.SessionURI{User: "ann", Host: "pangolin"})
+		var p Proof
+		tok, refused := l.Token(r)
+		if refused == nil {
+			p, refused = l.Prove(r, tok, name.SessionURI{User: "ann", Host: "pangolin"})
+		}
 		if refused == nil && p.caller.URI.User != "ann" {
 			t.Fatalf("Prove(%q, %q) gave a proof of %v", auth, proof, p.caller)
 		}

@@ -46,13 +46,15 @@ func (idTokens) Check(_ context.Context, raw string) (riffengine.Identity, error
 }
 
 type signedRiff struct {
-	t    *testing.T
-	e    *riffengine.Engine
-	http *httptest.Server
-	logs *lines
+	t     testing.TB
+	e     *riffengine.Engine
+	http  *httptest.Server
+	logs  *lines
+	layer *riffengine.SignedIn
+	h     *riffengine.Handler
 }
 
-func startSignedIn(t *testing.T, opts riffstate.Options) *signedRiff {
+func startSignedIn(t testing.TB, opts riffstate.Options) *signedRiff {
 	t.Helper()
 	return startSignedInOn(t, mem.New(), opts)
 }
@@ -71,7 +73,7 @@ func (f *failingSwaps) Swap(ctx context.Context, name string, data []byte, gen i
 	return f.Store.Swap(ctx, name, data, gen)
 }
 
-func startSignedInOn(t *testing.T, store rifflog.Store, opts riffstate.Options) *signedRiff {
+func startSignedInOn(t testing.TB, store rifflog.Store, opts riffstate.Options) *signedRiff {
 	t.Helper()
 	r := &signedRiff{t: t, logs: &lines{}}
 	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
@@ -87,7 +89,8 @@ func startSignedInOn(t *testing.T, store rifflog.Store, opts riffstate.Options) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.http = httptest.NewServer(riffengine.NewHandler(e, layer))
+	r.layer, r.h = layer, riffengine.NewHandler(e, layer)
+	r.http = httptest.NewServer(r.h)
 	t.Cleanup(func() {
 		r.http.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -100,7 +103,7 @@ func startSignedInOn(t *testing.T, store rifflog.Store, opts riffstate.Options) 
 // device is one machine: its key.
 type device struct{ key *ecdsa.PrivateKey }
 
-func newDevice(t *testing.T) device {
+func newDevice(t testing.TB) device {
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +111,7 @@ func newDevice(t *testing.T) device {
 	return device{key: k}
 }
 
-func (d device) jwk(t *testing.T) json.RawMessage {
+func (d device) jwk(t testing.TB) json.RawMessage {
 	b, err := json.Marshal(jose.JSONWebKey{Key: &d.key.PublicKey})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +129,10 @@ type req struct {
 	proofMethod  string            // "" is the method of the call
 	proofAt      time.Time         // zero is now
 	proof        string            // a proof as it is (a replay)
+	jti          string            // "" is a new one
 	build        string
+	// headers are more headers, as name and value in turn.
+	headers []string
 }
 
 func (r *signedRiff) do(q req) (reply, string) {
@@ -158,7 +164,11 @@ func (r *signedRiff) do(q req) (reply, string) {
 		if !q.proofAt.IsZero() {
 			at = q.proofAt
 		}
-		if proof, err = dpop.Make(q.proofKey, pm, pu, q.token, at, rand.Text()); err != nil {
+		jti := q.jti
+		if jti == "" {
+			jti = rand.Text()
+		}
+		if proof, err = dpop.Make(q.proofKey, pm, pu, q.token, at, jti); err != nil {
 			r.t.Fatal(err)
 		}
 	}
@@ -167,6 +177,9 @@ func (r *signedRiff) do(q req) (reply, string) {
 	}
 	if q.build != "" {
 		hr.Header.Set(wire.HeaderBuild, q.build)
+	}
+	for i := 0; i+1 < len(q.headers); i += 2 {
+		hr.Header.Add(q.headers[i], q.headers[i+1])
 	}
 	resp, err := r.http.Client().Do(hr)
 	if err != nil {

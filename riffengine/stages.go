@@ -64,6 +64,10 @@ type Applied[R any] struct {
 type Replied[R any] struct {
 	Reply  R
 	Repeat bool
+	// at is the position of the pending copy at the check of the
+	// command (0 for a kept reply): the position of a sign-in is the one
+	// at the check of its admit.
+	at uint64
 }
 
 // queue releases the lock of a Checked: the entry is in the queue.
@@ -137,7 +141,7 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 			return Replied[R]{}, err
 		}
 		reply, err := applied.reply()
-		return Replied[R]{Reply: reply}, err
+		return Replied[R]{Reply: reply, at: checked.en.at}, err
 	}
 }
 

@@ -114,6 +114,13 @@ func TestGivenTheRealRiffServerWithSignInWhenRiffLoginRunsThenCommandsWorkAndARe
 	if !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") {
 		t.Errorf("riff server:\n%s; want the sign-in line and the facts", stdout)
 	}
+	// riff server in a session: the facts go only to a signed-in person
+	// (a session token gets not_you), and riff asks for them with the
+	// person token, so a session shows them too.
+	stdout, stderr, code = runRiffEnv(t, bin, dir, s.url(), "", append(loginEnv(s.url(), home), "RIFF_SESSION=a6cf2205-9a1b"), "server", "--color", "never")
+	if code != 0 || !strings.Contains(stdout, "  sign-in   yes, signed in as mike@example.com\n") || !strings.Contains(stdout, "  serves    yes") || !strings.Contains(stdout, "live sign-ins") {
+		t.Errorf("riff server in a session = %d\n%s%s; want the sign-in line and the facts", code, stdout, stderr)
+	}
 
 	// A restart with no store: a new riff.
 	s.restart()

@@ -24,9 +24,13 @@
 //
 // Verify does not know tokens. It gives the thumbprint of the key of the
 // proof ([Proof].Thumbprint), and the token layer compares it with the key
-// that the token is bound to (cnf.jkt). The token layer does that before
-// [Seen.Add], so that only the holder of a live token and its key fills
-// the replay cache.
+// that the token is bound to (cnf.jkt). The token layer does that, and
+// each other check of the call, before [Seen.Add], so that only the
+// holder of a live token (an ID token, a refresh token) and its key fills
+// the replay cache. The cache keeps each jti by the key of its proof.
+//
+// The header is read by riffcore/jwsheader, the same check as the signed
+// messages; iat must be a JSON number (a NumericDate, RFC 7519 §2).
 //
 // # The refusals and the codes of the token layer
 //

@@ -9,15 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/como-technologies/riff/riffcore/jwsheader"
 	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/signed"
 )
@@ -96,14 +94,15 @@ type Proof struct {
 	IssuedAt time.Time
 }
 
-// claims are the claims of a proof. iat is a NumericDate: a number of
-// seconds, which may have a fraction.
+// claims are the claims of a proof. iat is a NumericDate (RFC 7519 §2):
+// a JSON number of seconds, which may have a fraction. It is read raw,
+// since a json.Number also takes a string that holds a number.
 type claims struct {
-	JTI string      `json:"jti"`
-	HTM string      `json:"htm"`
-	HTU string      `json:"htu"`
-	IAT json.Number `json:"iat"`
-	ATH *string     `json:"ath"`
+	JTI string          `json:"jti"`
+	HTM string          `json:"htm"`
+	HTU string          `json:"htu"`
+	IAT json.RawMessage `json:"iat"`
+	ATH *string         `json:"ath"`
 }
 
 // Make makes the proof of one call: method and url as the call sends them
@@ -174,31 +173,16 @@ func verify(proof, method, url, accessToken string, now time.Time) (Proof, error
 	if len(proof) > MaxLength {
 		return Proof{}, fmt.Errorf("%w: %d bytes, at most %d", ErrMalformed, len(proof), MaxLength)
 	}
-	if err := checkHeader(proof); err != nil {
-		return Proof{}, err
+	if err := scheme.Check(proof); err != nil {
+		return Proof{}, headerError(err)
 	}
 	jws, err := jose.ParseSignedCompact(proof, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		return Proof{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	if len(jws.Signatures) != 1 {
-		return Proof{}, fmt.Errorf("%w: %d signatures, want 1", ErrMalformed, len(jws.Signatures))
-	}
-	// Read what go-jose read too, so that both readings of the header agree.
-	prot := jws.Signatures[0].Protected
-	if typ, _ := prot.ExtraHeaders[jose.HeaderType].(string); typ != Type {
-		return Proof{}, fmt.Errorf("%w: typ %s, want %q", ErrType, quote.Input(typ), Type)
-	}
-	if prot.Algorithm != Algorithm {
-		return Proof{}, fmt.Errorf("%w: alg %s, want %q", ErrAlgorithm, quote.Input(prot.Algorithm), Algorithm)
-	}
-	jwk := prot.JSONWebKey
-	if jwk == nil {
-		return Proof{}, fmt.Errorf("%w: no jwk in the header", ErrMalformed)
-	}
-	pub, ok := jwk.Key.(*ecdsa.PublicKey)
-	if !ok || pub.Curve != elliptic.P256() {
-		return Proof{}, fmt.Errorf("%w: jwk is %T", ErrKey, jwk.Key)
+	pub, err := scheme.Key(jws)
+	if err != nil {
+		return Proof{}, headerError(err)
 	}
 	payload, err := jws.Verify(pub)
 	if err != nil {
@@ -231,66 +215,22 @@ func verify(proof, method, url, accessToken string, now time.Time) (Proof, error
 	return Proof{JTI: c.JTI, Thumbprint: tp, IssuedAt: issued}, nil
 }
 
-// checkHeader reads the protected header of proof before go-jose does, to
-// name what is wrong: go-jose refuses an alg that it was not given and a
-// private jwk with one error for all.
-func checkHeader(proof string) error {
-	parts := strings.Split(proof, ".")
-	if len(parts) != 3 {
-		return fmt.Errorf("%w: %d parts, want <header>.<claims>.<signature>", ErrMalformed, len(parts))
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return fmt.Errorf("%w: header is not a JSON object", ErrMalformed)
-	}
-	var h struct {
-		Typ string          `json:"typ"`
-		Alg string          `json:"alg"`
-		JWK json.RawMessage `json:"jwk"`
-	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
-	}
-	if h.Typ != Type {
-		return fmt.Errorf("%w: typ %s, want %q", ErrType, quote.Input(h.Typ), Type)
-	}
-	if h.Alg != Algorithm {
-		return fmt.Errorf("%w: alg %s, want %q", ErrAlgorithm, quote.Input(h.Alg), Algorithm)
-	}
-	// In name order, so that the error names the same field each time.
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		switch name {
-		case "typ", "alg", "jwk":
-		default:
-			return fmt.Errorf("%w: header field %s", ErrMalformed, quote.Input(name))
-		}
-	}
-	if len(h.JWK) == 0 {
-		return fmt.Errorf("%w: no jwk in the header", ErrMalformed)
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(h.JWK, &members); err != nil || members == nil {
-		return fmt.Errorf("%w: jwk is not a JSON object", ErrMalformed)
-	}
-	// The private members of a JWK (RFC 7518 §6): a private key in a
-	// header is published, and a proof that carries one is refused.
-	for _, private := range []string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"} {
-		if _, ok := members[private]; ok {
-			return fmt.Errorf("%w: jwk has the member %q", ErrPrivateKey, private)
-		}
-	}
-	var jwk jose.JSONWebKey
-	if err := jwk.UnmarshalJSON(h.JWK); err != nil {
+// scheme is the header of a proof: typ dpop+jwt, the payload inside.
+var scheme = jwsheader.Scheme{Type: Type}
+
+// headerError gives the error of this package for a refused header.
+func headerError(err error) error {
+	switch jwsheader.FaultOf(err) {
+	case jwsheader.Type:
+		return fmt.Errorf("%w: %w", ErrType, err)
+	case jwsheader.Alg:
+		return fmt.Errorf("%w: %w", ErrAlgorithm, err)
+	case jwsheader.Key:
 		return fmt.Errorf("%w: %w", ErrKey, err)
+	case jwsheader.PrivateKey:
+		return fmt.Errorf("%w: %w", ErrPrivateKey, err)
 	}
-	if !jwk.IsPublic() {
-		return fmt.Errorf("%w: jwk is not a public key", ErrPrivateKey)
-	}
-	return nil
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
 }
 
 // checkJTI refuses an ID that the replay cache could not hold as it is.
@@ -312,23 +252,28 @@ func checkJTI(jti string) error {
 // issuedAt reads iat and checks it against the window around now, with
 // the same comparisons as [Seen.Add], so that a proof that verifies is
 // held by the cache for as long as it verifies.
-func issuedAt(iat json.Number, now time.Time) (time.Time, error) {
-	if iat == "" {
+func issuedAt(raw json.RawMessage, now time.Time) (time.Time, error) {
+	iat := string(raw)
+	if iat == "" || iat == "null" {
 		return time.Time{}, fmt.Errorf("%w: no iat", ErrMalformed)
 	}
-	secs, err := strconv.ParseFloat(string(iat), 64)
+	// A NumericDate is a JSON number, never a string ("1790539844").
+	if c := iat[0]; c != '-' && (c < '0' || c > '9') {
+		return time.Time{}, fmt.Errorf("%w: iat %s is not a JSON number of seconds", ErrMalformed, quote.Input(iat))
+	}
+	secs, err := strconv.ParseFloat(iat, 64)
 	if err != nil || math.IsInf(secs, 0) || math.IsNaN(secs) {
-		return time.Time{}, fmt.Errorf("%w: iat %s is not a number of seconds", ErrMalformed, quote.Input(string(iat)))
+		return time.Time{}, fmt.Errorf("%w: iat %s is not a number of seconds", ErrMalformed, quote.Input(iat))
 	}
 	// Far beyond any clock (the int64 of time.Unix ends near 9.2e18):
 	// refused before it becomes a time. time.Time.Sub saturates, so each
 	// smaller iat compares as a time.
 	const farSeconds = 1e15
 	if secs > farSeconds {
-		return time.Time{}, fmt.Errorf("%w: iat %s is far ahead of the server: check the clock of the client", ErrFuture, quote.Input(string(iat)))
+		return time.Time{}, fmt.Errorf("%w: iat %s is far ahead of the server: check the clock of the client", ErrFuture, quote.Input(iat))
 	}
 	if secs < -farSeconds {
-		return time.Time{}, fmt.Errorf("%w: iat %s is far in the past", ErrTooOld, quote.Input(string(iat)))
+		return time.Time{}, fmt.Errorf("%w: iat %s is far in the past", ErrTooOld, quote.Input(iat))
 	}
 	whole := math.Floor(secs)
 	t := time.Unix(int64(whole), int64((secs-whole)*1e9))

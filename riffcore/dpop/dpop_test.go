@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -398,5 +400,28 @@ func TestMakeRefusesWhatVerifyWouldRefuse(t *testing.T) {
 		if proof, err := Make(tc.key, tc.method, tc.url, token, now, tc.jti); err == nil {
 			t.Errorf("%s: Make() = %q; want an error", tc.name, proof)
 		}
+	}
+}
+
+// TestGivenAProofWhoseIatIsAStringWhenTheServerChecksItThenItIsRefused:
+// a NumericDate is a JSON number (RFC 7519 §2), so an iat that holds the
+// right seconds as a JSON string is refused, as are the other JSON values
+// that are no number; the same seconds as a number verify.
+func TestGivenAProofWhoseIatIsAStringWhenTheServerChecksItThenItIsRefused(t *testing.T) {
+	key := newKey(t)
+	secs := strconv.FormatInt(now.Unix(), 10)
+	claims := func(iat string) string {
+		return `{"jti":"j","htm":"POST","htu":"` + postURL + `","iat":` + iat + `}`
+	}
+	thenGood(t, forgeRaw(t, key, claims(secs)), "POST", postURL, "", now)
+	thenGood(t, forgeRaw(t, key, claims(secs+".5")), "POST", postURL, "", now)
+	for _, iat := range []string{`"` + secs + `"`, `"` + secs + `.5"`, `true`, `[` + secs + `]`, `{"s":` + secs + `}`, `null`} {
+		t.Run(iat, func(t *testing.T) {
+			thenRefused(t, forgeRaw(t, key, claims(iat)), "POST", postURL, "", now, ErrMalformed)
+		})
+	}
+	_, err := Verify(forgeRaw(t, key, claims(`"`+secs+`"`)), "POST", postURL, "", now)
+	if !strings.Contains(fmt.Sprint(err), "not a JSON number") {
+		t.Errorf("Verify() of iat as a string = %v; want a text that says iat is not a JSON number", err)
 	}
 }

@@ -10,20 +10,34 @@ import (
 // SeenLimit is the bound of a replay cache made with [NewSeen] of 0: at
 // most this many proofs in one window of [MaxAge] + [MaxAhead], about
 // 1000 calls a second, far above a riff of a team. An entry has at most
-// [MaxJTILength] bytes of ID, so the cache holds at most about 16 MiB.
+// [MaxJTILength] bytes of ID and a thumbprint of 43, so the cache holds
+// at most about 20 MiB.
 const SeenLimit = 1 << 16
 
 // Seen is the replay cache of one instance: the IDs of the proofs that it
-// took, each until its proof is too old to verify. It is in memory only,
-// so a new Seen refuses no proof from before it. It has no goroutine: each
-// Add drops the entries that are past the window first. It is safe for
-// concurrent use; one lock guards the whole cache.
+// took, by the device key of each proof (its thumbprint), each until its
+// proof is too old to verify. A jti is the client's word, so it is one
+// only among the proofs of its key: a proof of another key with the same
+// jti is no replay of it. It is in memory only, so a new Seen refuses no
+// proof from before it. It has no goroutine: each Add drops the entries
+// that are past the window first. It is safe for concurrent use; one lock
+// guards the whole cache.
+//
+// The caller adds only the proofs of a key that a token, an ID token or
+// a refresh token proved (docs/tokens.md, "The replay cache"), so only
+// the live keys of the riff fill it.
 type Seen struct {
 	limit int
 
 	mu      sync.Mutex
-	jtis    map[string]struct{}
+	jtis    map[seenID]struct{}
 	expires expiries
+}
+
+// seenID is one proof in the cache: its key and its jti.
+type seenID struct {
+	key string
+	jti string
 }
 
 // NewSeen gives an empty replay cache that holds at most limit proofs (0
@@ -32,12 +46,13 @@ func NewSeen(limit int) *Seen {
 	if limit <= 0 {
 		limit = SeenLimit
 	}
-	return &Seen{limit: limit, jtis: make(map[string]struct{})}
+	return &Seen{limit: limit, jtis: make(map[seenID]struct{})}
 }
 
 // Add takes a proof that [Verify] gave, after the token layer checked its
-// key against the token, and remembers its ID until the proof is too old
-// to verify. It refuses an ID that it holds ([ErrReplayed]), a proof out
+// key against the token, and remembers its ID with its key until the
+// proof is too old to verify. It refuses an ID of the key that it holds
+// ([ErrReplayed]), a proof with no key ([ErrKey]), a proof out
 // of the window at now ([ErrTooOld], [ErrFuture]), a proof with no valid
 // ID ([ErrJTI]), and a new ID when the cache is at its bound ([ErrFull]):
 // a full cache refuses rather than forget a proof that could come again.
@@ -45,6 +60,9 @@ func NewSeen(limit int) *Seen {
 func (s *Seen) Add(p Proof, now time.Time) error {
 	if err := checkJTI(p.JTI); err != nil {
 		return fmt.Errorf("remember proof: %w", err)
+	}
+	if p.Thumbprint == "" {
+		return fmt.Errorf("remember proof: %w: no thumbprint of the key", ErrKey)
 	}
 	// The same window as Verify: an entry kept as long as its proof can
 	// verify is enough, and a proof out of the window would not be kept.
@@ -58,16 +76,17 @@ func (s *Seen) Add(p Proof, now time.Time) error {
 	defer s.mu.Unlock()
 	for len(s.expires) > 0 && s.expires[0].at.Before(now) {
 		old := heap.Pop(&s.expires).(entry)
-		delete(s.jtis, old.jti)
+		delete(s.jtis, old.id)
 	}
-	if _, ok := s.jtis[p.JTI]; ok {
-		return fmt.Errorf("remember proof: %w: this instance took a proof with this jti in the last %s", ErrReplayed, MaxAge)
+	id := seenID{key: p.Thumbprint, jti: p.JTI}
+	if _, ok := s.jtis[id]; ok {
+		return fmt.Errorf("remember proof: %w: this instance took a proof of this key with this jti in the last %s", ErrReplayed, MaxAge)
 	}
 	if len(s.jtis) >= s.limit {
 		return fmt.Errorf("remember proof: %w: %d proofs in the window", ErrFull, len(s.jtis))
 	}
-	s.jtis[p.JTI] = struct{}{}
-	heap.Push(&s.expires, entry{at: p.IssuedAt.Add(MaxAge), jti: p.JTI})
+	s.jtis[id] = struct{}{}
+	heap.Push(&s.expires, entry{at: p.IssuedAt.Add(MaxAge), id: id})
 	return nil
 }
 
@@ -82,8 +101,8 @@ func (s *Seen) Len() int {
 // entry is one ID of the cache and the time after which its proof is too
 // old to verify.
 type entry struct {
-	at  time.Time
-	jti string
+	at time.Time
+	id seenID
 }
 
 // expiries is a min-heap of entries by their time: the first one is the

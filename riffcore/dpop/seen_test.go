@@ -103,3 +103,25 @@ func TestGivenOneProofWhenManyCallsBringItAtOnceThenOneIsTaken(t *testing.T) {
 		t.Errorf("%d calls took the same proof; want 1", taken)
 	}
 }
+
+// TestGivenAProofOfOneKeyWhenAProofOfAnotherKeyHasTheSameJTIThenBothAreTaken:
+// the cache keys its memory by the device key, so a jti that another
+// key sent first (a jti is the client's word) refuses no proof of this
+// key; the same key with the same jti is a replay.
+func TestGivenAProofOfOneKeyWhenAProofOfAnotherKeyHasTheSameJTIThenBothAreTaken(t *testing.T) {
+	seen := NewSeen(0)
+	theirs := Proof{JTI: "j-1", Thumbprint: "key-of-eve", IssuedAt: now}
+	mine := Proof{JTI: "j-1", Thumbprint: "key-of-mike", IssuedAt: now}
+	if err := seen.Add(theirs, now); err != nil {
+		t.Fatalf("Add(theirs) = %v", err)
+	}
+	if err := seen.Add(mine, now); err != nil {
+		t.Errorf("Add(mine) with the jti of another key = %v; want it taken", err)
+	}
+	if err := seen.Add(mine, now); !errors.Is(err, ErrReplayed) {
+		t.Errorf("Add(mine) again = %v; want %v", err, ErrReplayed)
+	}
+	if err := seen.Add(Proof{JTI: "j-2", IssuedAt: now}, now); !errors.Is(err, ErrKey) {
+		t.Errorf("Add() with no key = %v; want %v", err, ErrKey)
+	}
+}

@@ -33,7 +33,9 @@
 // Verify knows one scheme: typ riff-message with alg ES256 and a P-256 key
 // in the header. A header with another typ, another alg or another field
 // is a scheme that this build does not know, and does not verify
-// ([ErrScheme]). A new scheme gets a new typ.
+// ([ErrScheme]); a header that publishes a private key is malformed
+// ([ErrMalformed]). The header is read by riffcore/jwsheader, the same
+// check as the DPoP proofs. A new scheme gets a new typ.
 //
 // Two signatures of the same payload differ (ECDSA). Compare payloads by
 // [Hash], never by the signature.

@@ -5,14 +5,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/como-technologies/riff/riffcore/jwsheader"
 )
 
 // The scheme of a riff message: the typ and the alg of its header.
@@ -79,11 +77,20 @@ func SignES256(key *ecdsa.PrivateKey, typ jose.ContentType, payload []byte) (*jo
 	return signer.Sign(payload)
 }
 
-// header is the protected header of the one scheme that this build knows.
-type header struct {
-	Typ string          `json:"typ"`
-	Alg string          `json:"alg"`
-	JWK json.RawMessage `json:"jwk"`
+// scheme is the header of the one scheme that this build knows: typ
+// riff-message, the payload detached.
+var scheme = jwsheader.Scheme{Type: Type, Detached: true}
+
+// headerError gives the error of this package for a refused header: a
+// typ, an alg, a key or a field of another scheme is a scheme that this
+// build does not know; a header that does not read, or that publishes a
+// private key, is malformed.
+func headerError(err error) error {
+	switch jwsheader.FaultOf(err) {
+	case jwsheader.Type, jwsheader.Alg, jwsheader.Key, jwsheader.Field:
+		return fmt.Errorf("%w: %w", ErrScheme, err)
+	}
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
 }
 
 // Verify checks sig over payload, the kept bytes as they came (it never
@@ -93,8 +100,8 @@ type header struct {
 // signature that does not match ([ErrSignature]). A valid signature gives
 // the key and its thumbprint.
 func Verify(sig string, payload []byte) (Verified, error) {
-	if err := checkHeader(sig); err != nil {
-		return Verified{}, fmt.Errorf("verify message: %w", err)
+	if err := scheme.Check(sig); err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w", headerError(err))
 	}
 	if payload == nil {
 		payload = []byte{}
@@ -103,24 +110,9 @@ func Verify(sig string, payload []byte) (Verified, error) {
 	if err != nil {
 		return Verified{}, fmt.Errorf("verify message: %w: %w", ErrMalformed, err)
 	}
-	if len(jws.Signatures) != 1 {
-		return Verified{}, fmt.Errorf("verify message: %w: %d signatures, want 1", ErrMalformed, len(jws.Signatures))
-	}
-	// Read what go-jose read too, so that both readings of the header agree.
-	prot := jws.Signatures[0].Protected
-	if typ, _ := prot.ExtraHeaders[jose.HeaderType].(string); typ != Type {
-		return Verified{}, fmt.Errorf("verify message: %w: typ %q, want %q", ErrScheme, typ, Type)
-	}
-	if prot.Algorithm != Algorithm {
-		return Verified{}, fmt.Errorf("verify message: %w: alg %q, want %q", ErrScheme, prot.Algorithm, Algorithm)
-	}
-	jwk := prot.JSONWebKey
-	if jwk == nil {
-		return Verified{}, fmt.Errorf("verify message: %w: no jwk in the protected header", ErrMalformed)
-	}
-	pub, ok := jwk.Key.(*ecdsa.PublicKey)
-	if !ok || pub.Curve != elliptic.P256() {
-		return Verified{}, fmt.Errorf("verify message: %w: jwk is %T, want a P-256 public key", ErrScheme, jwk.Key)
+	pub, err := scheme.Key(jws)
+	if err != nil {
+		return Verified{}, fmt.Errorf("verify message: %w", headerError(err))
 	}
 	if err := jws.DetachedVerify(payload, pub); err != nil {
 		return Verified{}, fmt.Errorf("verify message: %w: %w", ErrSignature, err)
@@ -130,48 +122,6 @@ func Verify(sig string, payload []byte) (Verified, error) {
 		return Verified{}, fmt.Errorf("verify message: %w", err)
 	}
 	return Verified{Key: pub, Thumbprint: tp}, nil
-}
-
-// checkHeader reads the protected header of sig before go-jose does, to
-// name a scheme that this build does not know.
-func checkHeader(sig string) error {
-	parts := strings.Split(sig, ".")
-	if len(parts) != 3 {
-		return fmt.Errorf("%w: %d parts, want <header>..<signature>", ErrMalformed, len(parts))
-	}
-	if parts[1] != "" {
-		return fmt.Errorf("%w: the payload is not detached", ErrMalformed)
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return fmt.Errorf("%w: header is not a JSON object", ErrMalformed)
-	}
-	var h header
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("%w: header: %w", ErrMalformed, err)
-	}
-	if h.Typ != Type {
-		return fmt.Errorf("%w: typ %q, want %q", ErrScheme, h.Typ, Type)
-	}
-	if h.Alg != Algorithm {
-		return fmt.Errorf("%w: alg %q, want %q", ErrScheme, h.Alg, Algorithm)
-	}
-	// In name order, so that the error names the same field each time.
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		switch name {
-		case "typ", "alg", "jwk":
-		default:
-			return fmt.Errorf("%w: header field %q", ErrScheme, name)
-		}
-	}
-	if len(h.JWK) == 0 {
-		return fmt.Errorf("%w: no jwk in the header", ErrMalformed)
-	}
-	return nil
 }
 
 // Thumbprint gives the RFC 7638 thumbprint of a public key: the SHA-256 of

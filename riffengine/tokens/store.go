@@ -366,8 +366,8 @@ func (s *Store) endLocked(si *signIn) {
 // of its proof, and gives a session token for the session ID: an access
 // token only (no refresh token). It ends no other token, and changes
 // nothing that the snapshot holds, so it works while a write of the
-// snapshot fails. An unknown or expired token, or a session token, gives
-// ErrUnknown; another key gives ErrWrongKey.
+// snapshot fails. An unknown or expired token gives ErrUnknown, a
+// session token ErrSessionSwap, another key ErrWrongKey.
 func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 	if session == "" {
 		return Pair{}, fmt.Errorf("swap: a session token needs a session ID")
@@ -379,7 +379,7 @@ func (s *Store) Swap(accessToken, key, session string) (Pair, error) {
 		return Pair{}, err
 	}
 	if a.session != "" {
-		return Pair{}, fmt.Errorf("swap: the token is a session token, and a swap takes the token of the person: %w", ErrUnknown)
+		return Pair{}, ErrSessionSwap
 	}
 	if key != si.key {
 		return Pair{}, ErrWrongKey
@@ -466,6 +466,25 @@ func (s *Store) Live() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.signIns)
+}
+
+// ChainKey gives the thumbprint of the device key of the sign-in whose
+// chain the refresh token names, whatever its generation and secret:
+// the token layer remembers the proof of a refresh only for that key, so
+// that a refresh token of no held chain, or a proof of another key,
+// fills no replay cache. It changes nothing.
+func (s *Store) ChainKey(refresh string) (string, bool) {
+	chain, _, _, err := ParseRefresh(refresh)
+	if err != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	si, ok := s.signIns[chain]
+	if !ok {
+		return "", false
+	}
+	return si.key, true
 }
 
 // KeyOfRefresh gives the thumbprint of the device key of the sign-in of

@@ -350,7 +350,7 @@ func TestGivenASwapWhenTheKeyIsAnotherOrTheTokenIsASessionTokenThenItIsRefused(t
 		t.Fatal(err)
 	}
 	_, err = f.s.Swap(s1.Access, keyA, "b7d0")
-	wantErr(t, "Swap of a session token", err, tokens.ErrUnknown)
+	wantErr(t, "Swap of a session token", err, tokens.ErrSessionSwap)
 	_, err = f.s.Swap("nothing", keyA, "b7d0")
 	wantErr(t, "Swap of an unknown token", err, tokens.ErrUnknown)
 }
@@ -640,5 +640,28 @@ func TestGivenRandomnessThatFailsWhenTheFirstRefreshAfterALoadHasTheNextGenerati
 	r.set(false)
 	if _, err := s.Refresh(p2.Refresh, keyA); err != nil {
 		t.Fatalf("the next generation after the randomness came back = %v", err)
+	}
+}
+
+func TestGivenARefreshTokenWhenItsChainIsHeldThenChainKeyGivesTheKeyOfTheSignIn(t *testing.T) {
+	f := newFixture(t)
+	p1 := f.start(mike, keyA, 1)
+	if key, ok := f.s.ChainKey(p1.Refresh); !ok || key != keyA {
+		t.Errorf("ChainKey(the token) = %q, %v; want %q", key, ok, keyA)
+	}
+	// Another secret or generation of the same chain: still its key, and
+	// nothing changes (the refresh of the token still works).
+	chain, _, _, _ := tokens.ParseRefresh(p1.Refresh)
+	other := chain + ".7." + strings.Repeat("A", 43)
+	if key, ok := f.s.ChainKey(other); !ok || key != keyA {
+		t.Errorf("ChainKey(another generation of the chain) = %q, %v; want %q", key, ok, keyA)
+	}
+	for _, garbage := range []string{"", "garbage", strings.Repeat("B", 22) + ".1." + strings.Repeat("A", 43)} {
+		if key, ok := f.s.ChainKey(garbage); ok {
+			t.Errorf("ChainKey(%q) = %q; want no chain", garbage, key)
+		}
+	}
+	if _, err := f.s.Refresh(p1.Refresh, keyA); err != nil {
+		t.Errorf("Refresh after ChainKey = %v; want the next pair", err)
 	}
 }

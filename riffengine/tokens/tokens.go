@@ -52,6 +52,9 @@ var (
 	// ErrEnded: the sign-in started before the last end of the sign-ins of
 	// its person (a remove, a revoke).
 	ErrEnded = errors.New("the sign-ins of the person ended after this sign-in started: run riff login")
+	// ErrSessionSwap: a swap of a session token; a swap takes the token
+	// of the person (not_you).
+	ErrSessionSwap = errors.New("a session token cannot swap: swap the person token")
 	// ErrNotSaved: the last write of signins.json failed, so a refresh
 	// waits (503) and the snapshot falls no more generations behind.
 	ErrNotSaved = errors.New("riff-server cannot save its sign-ins now; riff tries again")

@@ -25,7 +25,7 @@ func main() {
 	defer e.Close(context.Background())
 	me, _ := name.ParseURI("riff://ann@pangolin/o/repo?session=ann1")
 	claim := riffstate.Claim{Claim: wire.Claim{Me: me, Item: "issue-7"}}
-	proof, _ := riffengine.NoSignIn{}.Prove(httptest.NewRequest("POST", "/v1/claim", nil), me)
+	proof, _ := riffengine.NoSignIn{}.Prove(httptest.NewRequest("POST", "/v1/claim", nil), riffengine.Token{}, me)
 	call := riffengine.Authenticate(proof, claim)
 	replied, err := riffengine.Dispatch[riffstate.Claim, wire.ClaimReply](context.Background(), e, call)
 	fmt.Println(replied.Reply.Text, err)
