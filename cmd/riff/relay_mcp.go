@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,16 +40,12 @@ const (
 // minute of every other session.
 const workerKeepAliveEvery = 10 * time.Second
 
-// endBudget is the longest wait for the end at the end of the input: the
-// agent tool waits for its MCP server to exit.
-const endBudget = 10 * time.Second
-
 func relayMCP() command {
 	return command{name: "mcp", usage: "mcp", flags: noFlags((*cli).relayMCP), interspersed: true}
 }
 
-// relay is one run of riff relay mcp: the session, the tools, and the
-// cli whose client the tools share.
+// relay is one run of riff relay mcp: the session, its place and the
+// local folder, and the cli whose client the tools share.
 type relay struct {
 	c      *cli
 	log    *slog.Logger
@@ -59,19 +53,7 @@ type relay struct {
 	worker bool
 	every  time.Duration
 	// dir is the working directory of the session at the start.
-	dir   string
-	tools *mcptools.Tools
-
-	// runCtx is the context of the run: the keep-alive ends with it.
-	runCtx context.Context
-
-	// moving holds the stop and the start of the keep-alive of one move
-	// together: two moves at once leave one keep-alive.
-	moving sync.Mutex
-	mu     sync.Mutex
-	// stopKeepAlive stops the keep-alive of the place before a move.
-	stopKeepAlive context.CancelFunc
-	keepAliveDone chan struct{}
+	dir string
 }
 
 func (c *cli) relayMCP(ctx context.Context, args []string) error {
@@ -93,44 +75,18 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r.tools = mcptools.New(mcptools.Options{
-		Client: c.client, Dir: r.dir, Me: c.sessionAt, Moved: r.moved,
+	tools := mcptools.New(mcptools.Options{
+		Client: c.client, Dir: r.dir, Me: c.sessionAt,
 		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc,
 	})
-	me, err := r.tools.Me(ctx)
-	if err != nil {
-		return err
-	}
-	// A register gives the worker mark; with no server, the tools say
-	// that the server does not answer, and the keep-alive tries again.
-	if _, err := riffclient.Send(ctx, c.client, wire.Register{Me: me, Worker: r.worker}); err != nil {
-		log.Warn("riff relay mcp cannot register the session", "session", me.Session, "error", c.words(err))
-	}
-	r.runCtx = ctx
-	r.startKeepAlive(me)
-	defer r.stopKeepAliveLoop()
-
 	server := mcp.NewServer(&mcp.Implementation{Name: "riff", Version: c.build.Display()}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
-	mcptools.Add(server, r.tools)
-	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}})
-	// The end of the input, or a stop of the agent tool (SIGINT, SIGTERM):
-	// the session ends, once. A kill -9 gives no end: the 3-minute rule
-	// of the server applies.
-	r.stopKeepAliveLoop()
-	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endBudget)
-	defer cancel()
-	me, meErr := r.tools.Me(endCtx)
-	if meErr == nil {
-		if _, endErr := riffclient.Send(endCtx, c.client, wire.End{Me: me}); endErr != nil {
-			log.Warn("riff relay mcp cannot end the session", "session", me.Session, "error", c.words(endErr))
-		} else {
-			log.Info("riff relay mcp ended the session", "session", me.Session)
-		}
-	}
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		log.Warn("riff relay mcp: the MCP connection ended with an error", "error", err.Error())
-	}
-	return nil
+	mcptools.Add(server, tools)
+	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
+		Name: "riff relay mcp", Worker: r.worker, Log: log,
+		KeepAlive: func(ctx context.Context, me name.SessionURI) {
+			keepAlive(ctx, c.client, me, r.local, r.every, r.onAlive(me.Session))
+		},
+	})
 }
 
 // newRelay finds the session, the local folder and the time between two
@@ -192,39 +148,6 @@ func (c *cli) sessionAt(ctx context.Context, dir string) (name.SessionURI, error
 		return name.SessionURI{}, &whereError{dir: dir}
 	}
 	return c.meAt(ctx, dir, c.g.session)
-}
-
-// moved moves the keep-alive to the new place of the session.
-func (r *relay) moved(me name.SessionURI, _ string) {
-	r.moving.Lock()
-	defer r.moving.Unlock()
-	r.stopKeepAliveLoop()
-	r.startKeepAlive(me)
-}
-
-// startKeepAlive starts the keep-alive of me.
-func (r *relay) startKeepAlive(me name.SessionURI) {
-	kctx, cancel := context.WithCancel(r.runCtx)
-	done := make(chan struct{})
-	r.mu.Lock()
-	r.stopKeepAlive, r.keepAliveDone = cancel, done
-	r.mu.Unlock()
-	go func() {
-		defer close(done)
-		keepAlive(kctx, r.c.client, me, r.local, r.every, r.onAlive(me.Session))
-	}()
-}
-
-// stopKeepAliveLoop stops the keep-alive and waits until it is done.
-func (r *relay) stopKeepAliveLoop() {
-	r.mu.Lock()
-	stop, done := r.stopKeepAlive, r.keepAliveDone
-	r.stopKeepAlive, r.keepAliveDone = nil, nil
-	r.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
 }
 
 // onAlive keeps the ask to clear of each reply of the keep-alive in the

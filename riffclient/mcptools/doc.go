@@ -5,11 +5,14 @@
 // with no color and each line whole; a refusal of the server is a tool
 // error whose text is its reason.
 //
-// [Add] adds the tools to an *mcp.Server of the official MCP Go SDK;
-// riff relay mcp is that server over stdio, with the keep-alive and the
-// end of the session around it (docs/agents.md).
+// [Add] adds the tools to an *mcp.Server of the official MCP Go SDK, and
+// [Tools.Serve] serves them as one session: the register, a keep-alive
+// that follows the place of the session, and one end when the
+// connection ends ([Life]). riff relay mcp is that server over stdio
+// (docs/agents.md).
 //
-// It holds no rule of the riff (the server decides each), no keep-alive
-// and no sign-in: the program gives the client, with its Auth, and the
-// way that it names the session at a place ([Options.Me]).
+// It holds no rule of the riff (the server decides each), and neither
+// the keep-alive nor the sign-in itself: the program gives the client,
+// with its Auth, the way that it names the session at a place
+// ([Options.Me]) and the keep-alive to run ([Life.KeepAlive]).
 package mcptools

@@ -53,6 +53,8 @@ type Tools struct {
 
 	mu  sync.Mutex
 	dir string
+	// onMove moves the keep-alive of Serve to the new place.
+	onMove func(me name.SessionURI)
 }
 
 // New gives the tools of a session.
@@ -186,7 +188,11 @@ func (t *Tools) move(ctx context.Context, p *render.Printer, worktree string) er
 	}
 	t.mu.Lock()
 	t.dir = dir
+	onMove := t.onMove
 	t.mu.Unlock()
+	if onMove != nil {
+		onMove(me)
+	}
 	if t.o.Moved != nil {
 		t.o.Moved(me, dir)
 	}
