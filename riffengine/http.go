@@ -111,7 +111,8 @@ func (s *Handler) routes() {
 	route[riffstate.PlanOff, wire.TextReply](s)
 	route[riffstate.SetNotes, wire.TextReply](s)
 	route[riffstate.SetIdle, wire.TextReply](s)
-	// The people of a riff with sign-in (riffstate members.go, owner.go):
+	// The people of a riff with sign-in (riffstate members.go, owner.go,
+	// admit.go):
 	// a riff with no sign-in refuses each with no_sign_in.
 	route[riffstate.Invite, wire.InviteReply](s)
 	route[riffstate.Remove, wire.EndedReply](s)

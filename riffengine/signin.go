@@ -433,12 +433,14 @@ func (e *Engine) admit(ctx context.Context, who Identity) (tokens.Person, uint64
 	if e.signIns == nil {
 		return tokens.Person{}, 0, wire.Refuse(wire.NoSignIn, "this riff has no sign-in")
 	}
+	// admit reads the email as the ID token gives it: a check after the
+	// lower case would take a look-alike (docs/people.md, "Emails").
 	email := riffstate.NormalEmail(who.Email)
-	user, err := riffstate.UserOfEmail(email)
+	user, err := riffstate.UserOfEmail(who.Email)
 	if err != nil {
 		return tokens.Person{}, 0, err
 	}
-	call := Authenticated[riffstate.Admit]{cmd: riffstate.Admit{Email: email, Domain: who.Domain}, caller: riffstate.SignInCaller(user)}
+	call := Authenticated[riffstate.Admit]{cmd: riffstate.Admit{Email: who.Email, Domain: who.Domain}, caller: riffstate.SignInCaller(user)}
 	replied, err := Dispatch[riffstate.Admit, riffstate.AdmitReply](ctx, e, call)
 	if err != nil {
 		return tokens.Person{}, 0, err

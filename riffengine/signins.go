@@ -95,13 +95,7 @@ func (e *Engine) WaitSaved(ctx context.Context, version uint64) error {
 // peopleOf gives what the log knows of the users, for a load of the
 // sign-ins. The lock of the engine is held while the load runs.
 func peopleOf(r *riffstate.Riff) tokens.People {
-	return func(user string) (bool, uint64) {
-		email, ok := r.People.Emails[user]
-		if !ok {
-			return false, 0
-		}
-		return true, r.People.Ended[email]
-	}
+	return func(user string) (bool, uint64) { return r.People.SignInOf(user) }
 }
 
 // loadSignIns loads signins.json into the token store: at the start

@@ -299,6 +299,18 @@ func (r *Riff) gone(p name.Party) bool {
 	return true
 }
 
+// ended keeps the position of an end of the sign-ins of email, for the
+// email and for its user.
+func (p *People) ended(email string, position uint64) {
+	p.Ended[email] = position
+	if user := p.userOf(email); user != "" {
+		if p.EndedUsers == nil {
+			p.EndedUsers = map[string]uint64{}
+		}
+		p.EndedUsers[user] = position
+	}
+}
+
 func (p *People) apply(rec record.Record) bool {
 	if p.Emails == nil {
 		p.Emails = map[string]string{}
@@ -314,13 +326,19 @@ func (p *People) apply(rec record.Record) bool {
 			return false
 		}
 		p.Members = append(p.Members, c.Email)
+		p.Removed = slices.DeleteFunc(p.Removed, func(m string) bool { return m == c.Email })
 	case record.MemberRemoved:
-		if !slices.Contains(p.Members, c.Email) {
+		// A member of the log, or a person whom the allowed domain let
+		// in (who has a user and no member record).
+		if !slices.Contains(p.Members, c.Email) && p.userOf(c.Email) == "" {
 			return false
 		}
 		p.Members = slices.DeleteFunc(p.Members, func(m string) bool { return m == c.Email })
 		p.Admins = slices.DeleteFunc(p.Admins, func(m string) bool { return m == c.Email })
-		p.Ended[c.Email] = rec.Position
+		if !slices.Contains(p.Removed, c.Email) {
+			p.Removed = append(p.Removed, c.Email)
+		}
+		p.ended(c.Email, rec.Position)
 	case record.AdminSet:
 		has := slices.Contains(p.Admins, c.Email)
 		switch {
@@ -347,7 +365,7 @@ func (p *People) apply(rec record.Record) bool {
 		}
 		p.Owner = ""
 	case record.SigninsEnded:
-		p.Ended[c.Email] = rec.Position
+		p.ended(c.Email, rec.Position)
 	default:
 		return false
 	}

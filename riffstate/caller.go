@@ -1,6 +1,8 @@
 package riffstate
 
 import (
+	"slices"
+
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 )
@@ -58,6 +60,16 @@ func CallerOf(u name.SessionURI) Caller {
 // ServerURI is the sender of each message of the server (a note in a
 // thread, a direct message): riff@server.
 func ServerURI() name.SessionURI { return name.SessionURI{User: "riff", Host: "server"} }
+
+// ServerNames are the user names that riff-server uses for itself: riff,
+// the user of its URI riff@server (the sender of its notes and direct
+// messages, the person side ~riff of its direct threads), and
+// riff-server, the name that its texts give it. No person has one
+// (docs/people.md, "The names of the server").
+func ServerNames() []string { return []string{ServerURI().User, "riff-server"} }
+
+// IsServerName says whether user is one of [ServerNames].
+func IsServerName(user string) bool { return slices.Contains(ServerNames(), user) }
 
 // ServerCaller is the server, as the caller of its own commands.
 func ServerCaller() Caller {

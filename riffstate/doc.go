@@ -69,7 +69,7 @@
 // of record.Command (riffcore/record/commands.go), its role in Needs,
 // its rule in Handle, its reply in Reply, its signal in Signal. The
 // permits table has a row for each kind. The commands of the people are
-// in members.go and owner.go (docs/people.md).
+// in members.go, owner.go and admit.go (docs/people.md).
 // TestEachCommandTypeHasAKindConstantWithARowInThePermitsTable fails for
 // a command whose kind is a bare string or has no row. docs/state.md
 // shows the steps to add one.

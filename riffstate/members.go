@@ -2,154 +2,19 @@ package riffstate
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
-	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The people of a riff with sign-in: the roles of the callers, the
-// members, and the commands invite, remove, set_admin and revoke. The
-// owner role is in owner.go; admit (the first sign-in of a person) is in
-// people.go. docs/people.md has the rules and the decisions.
-
-// PeopleOptions are the settings of the people (docs/people.md): not in
-// the log, so handle, the replies and the views read them from the view.
-type PeopleOptions struct {
-	// Admins are the emails of the admins of the settings: each adds to
-	// the role of its person, and no command of the people changes it.
-	Admins []string
-	// PublicAddress is the address of the riff that a person gives riff
-	// login (--server): the reply to an invite names it.
-	PublicAddress string
-	// OwnerWaitMs is the time that a request for the owner role waits
-	// before the server grants it, unless the owner denies it (0: 7
-	// days).
-	OwnerWaitMs int64
-	// OwnerGoneMs is the time with no sign of life after which the owner
-	// is gone and the server ends the owner role (0: 30 days).
-	OwnerGoneMs int64
-	// OwnerWarnMs is how long before that end the server warns the owner
-	// (0: 7 days).
-	OwnerWarnMs int64
-}
-
-// NoOwner is the reason of a command that needs the owner in a riff with
-// no owner. permits reads only the caller, so [Check] gives this text.
-const NoOwner = "the riff has no owner; an admin takes the owner role with: riff owner --take"
-
-// noOwner gives the refusal of permits, or, for a command that needs
-// the owner in a riff with no owner, the refusal [NoOwner]: permits
-// reads only the caller, so the state puts that text in.
-func (s *State) noOwner(kind record.Command, c Caller, needs Role, refused *wire.Refused) *wire.Refused {
-	row, _ := rowOf(kind)
-	if needs == Owner && c.Role < Owner && slices.Contains(row.Classes, c.Class) && s.opts.SignIn && s.pending.People.Owner == "" {
-		return wire.Refuse(wire.NotAllowed, "%s", NoOwner)
-	}
-	return refused
-}
-
-// MaxEmail is the longest email that a command of the people takes.
-const MaxEmail = 254
-
-// WithRole gives c its role from the people of the view: the owner, an
-// admin (of the log, or of the settings) or a member; an admin in a
-// riff with no sign-in. It sets the email of its user too. [State.Caller]
-// calls it with the pending copy; a query calls it with the written
-// copy, so a query reads the people of the written copy.
-func (v View) WithRole(c Caller) Caller {
-	if c.Class == record.ClassServer {
-		return c
-	}
-	if !v.opts.SignIn {
-		c.Role, c.Email = Admin, ""
-		return c
-	}
-	c.Email = v.riff.People.Emails[c.URI.User]
-	c.Role = v.roleOf(c.Email)
-	return c
-}
-
-// roleOf gives the role of the person of an email.
-func (v View) roleOf(email string) Role {
-	p := v.riff.People
-	switch {
-	case email == "":
-		return Member
-	case email == p.Owner:
-		return Owner
-	case slices.Contains(p.Admins, email), slices.Contains(v.opts.Admins, email):
-		return Admin
-	}
-	return Member
-}
-
-// IsMember says whether the person of an email is a member of the riff:
-// a member, an admin or the owner in the log, or by the settings an
-// admin, the owner that --owner names, or a person of the allowed
-// domain (who may join as a member does).
-func (v View) IsMember(email string) bool {
-	if email == "" {
-		return false
-	}
-	p := v.riff.People
-	if email == p.Owner || slices.Contains(p.Members, email) || slices.Contains(p.Admins, email) ||
-		slices.Contains(v.opts.Admins, email) || email == v.opts.Owner {
-		return true
-	}
-	_, domain, _ := strings.Cut(email, "@")
-	return v.opts.AllowedDomain != "" && strings.EqualFold(domain, v.opts.AllowedDomain)
-}
-
-// CallerIsMember says whether the user of c is a member, from the people
-// of the view. Each caller of a riff with no sign-in is one.
-func (v View) CallerIsMember(c Caller) bool {
-	if !v.opts.SignIn || c.Class == record.ClassServer {
-		return true
-	}
-	return v.IsMember(v.riff.People.Emails[c.URI.User])
-}
-
-// userOf gives the user of an email: the user of its first sign-in, or
-// empty. Of two users with one email (a log written by hand) it gives
-// the first in name order.
-func (p People) userOf(email string) string {
-	var found string
-	for user, e := range p.Emails {
-		if e == email && (found == "" || user < found) {
-			found = user
-		}
-	}
-	return found
-}
-
-// ParseEmail checks the email of a command of the people and gives it in
-// lower case: the riff compares emails as the providers give them, in
-// lower case. An email has one @ with text on each side, no space and no
-// control character, and at most 254 bytes.
-func ParseEmail(s string) (string, error) {
-	e := NormalEmail(s)
-	switch {
-	case e == "":
-		return "", bad("a command of the people names a person by the email: give an email, for example bob@example.com")
-	case len(e) > MaxEmail:
-		return "", bad("the email %s has %d bytes; the limit is %d", quote.Input(s), len(e), MaxEmail)
-	case strings.IndexFunc(e, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || r == '<' || r == '>' || r == ',' || r == ';' || r == '"' || r == '\uFFFD'
-	}) >= 0:
-		return "", bad("the email %s holds a space or a sign that no email has", quote.Input(s))
-	}
-	local, domain, ok := strings.Cut(e, "@")
-	if !ok || local == "" || domain == "" || strings.Contains(domain, "@") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
-		return "", bad("%s is no email: an email is NAME@DOMAIN, for example bob@example.com", quote.Input(s))
-	}
-	return e, nil
-}
+// The commands that change who is a member: invite, remove, set_admin
+// and revoke. The roles and who may join are in roles.go, the first
+// sign-in (admit, name_owner) in admit.go, the owner role in owner.go,
+// the emails and user names in emails.go, the people of the log and
+// their view in people.go. docs/people.md has the rules and the
+// decisions.
 
 // notMember refuses a command that names a person who is not a member.
 func notMember(email string) error {
@@ -172,7 +37,7 @@ func (Invite) Kind() record.Command { return record.CommandInvite }
 func (Invite) Needs(Caller) Role    { return Admin }
 
 func (i Invite) Handle(c Caller, v View, now Now) (Handled, error) {
-	email, err := ParseEmail(i.Email)
+	email, err := ParsePersonEmail(i.Email)
 	if err != nil {
 		return Handled{}, err
 	}
@@ -199,8 +64,9 @@ func (i Invite) Reply(c Caller, v View, d Done, now Now) wire.InviteReply {
 	return reply
 }
 
-// Remove takes a member out of the riff; the engine then ends each
-// sign-in of the person. Only an admin can, and only the owner removes
+// Remove takes a member out of the riff, also a person whom the allowed
+// domain let in; the engine then ends each sign-in of the person, and
+// the user name of the person is free for another email. Only an admin can, and only the owner removes
 // an admin. The owner and an admin of the settings cannot be removed.
 type Remove struct {
 	wire.Remove
@@ -221,7 +87,10 @@ func (r Remove) Handle(c Caller, v View, now Now) (Handled, error) {
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is the owner; the owner passes the owner role first with: riff owner --pass EMAIL", email)
 	case slices.Contains(v.opts.Admins, email):
 		return Handled{}, settingsAdmin(email)
-	case !slices.Contains(p.Members, email):
+	case !slices.Contains(p.Members, email) && (p.userOf(email) == "" || !v.IsMember(email)):
+		// A person whom the allowed domain let in has no member record,
+		// and is removed like a member: the domain lets the email in no
+		// more, and its user name is free.
 		return Handled{}, notMember(email)
 	case slices.Contains(p.Admins, email) && c.Role < Owner:
 		return Handled{}, wire.Refuse(wire.NotAllowed, "%s is an admin; only the owner removes an admin", email)
@@ -279,6 +148,9 @@ func (a SetAdmin) Handle(c Caller, v View, now Now) (Handled, error) {
 	}
 	if isAdmin {
 		return Handled{}, nil
+	}
+	if _, err := ParsePersonEmail(email); err != nil {
+		return Handled{}, err
 	}
 	var changes []record.Change
 	if !slices.Contains(p.Members, email) {
@@ -363,101 +235,4 @@ func (r Revoke) Reply(c Caller, v View, d Done, now Now) wire.EndedReply {
 		text = "Each of your sign-ins ends now, on each machine: riff login signs you in again."
 	}
 	return wire.EndedReply{Email: ended.Email, Ended: d.Ended, Text: text}
-}
-
-// checkChat refuses the thread chat to a caller who is not a member, in
-// a riff with sign-in: only a member reads or posts in chat.
-func (v View) checkChat(c Caller, t name.Thread) error {
-	if t != name.Chat || v.CallerIsMember(c) {
-		return nil
-	}
-	return wire.Refuse(wire.NotAllowed, "only a member of the riff reads or posts in chat: %s is no member. An admin invites a person with: riff invite EMAIL", c.URI.User)
-}
-
-// People lists the people of the riff for c: the owner and a request
-// for the owner role, the admins, the members who signed in, and who may
-// join (invited, not signed in yet). Only a member reads the emails; a
-// caller who is not a member reads the users alone.
-func (v View) People(c Caller, now Now) wire.PeopleReply {
-	p := v.riff.People
-	emails := v.CallerIsMember(c)
-	reply := wire.PeopleReply{Emails: emails && v.opts.SignIn, Admins: []wire.Person{}, Members: []wire.Person{}, MayJoin: []wire.Person{}}
-	if !v.opts.SignIn {
-		return reply
-	}
-	reply.Domain = v.opts.AllowedDomain
-	person := func(email string) (wire.Person, bool) {
-		out := wire.Person{User: p.userOf(email)}
-		if reply.Emails {
-			out.Email = email
-		}
-		return out, out.User != "" || out.Email != ""
-	}
-	if p.Owner != "" {
-		if o, ok := person(p.Owner); ok {
-			reply.Owner = &o
-		}
-	}
-	if p.Asked != "" {
-		if a, ok := person(p.Asked); ok {
-			reply.Asked = &a
-			reply.AskedDueMs = p.AskedMs + v.ownerWait()
-		}
-	}
-	admins := map[string]bool{}
-	for _, e := range p.Admins {
-		admins[e] = false
-	}
-	for _, e := range v.opts.Admins {
-		admins[e] = true
-	}
-	for _, e := range slices.Sorted(maps.Keys(admins)) {
-		if e == p.Owner {
-			continue
-		}
-		if a, ok := person(e); ok {
-			a.Settings = admins[e]
-			reply.Admins = append(reply.Admins, a)
-		}
-	}
-	members := slices.Clone(p.Members)
-	slices.Sort(members)
-	for _, e := range members {
-		if e == p.Owner || slices.Contains(p.Admins, e) || slices.Contains(v.opts.Admins, e) {
-			continue
-		}
-		m, ok := person(e)
-		if !ok {
-			continue
-		}
-		if m.User == "" {
-			reply.MayJoin = append(reply.MayJoin, m)
-		} else {
-			reply.Members = append(reply.Members, m)
-		}
-	}
-	return reply
-}
-
-// OwnerLine gives the owner line of who and whoami for c: USER (EMAIL)
-// to a member, USER alone to a caller who is not one, none in a riff
-// with sign-in and no owner, and nothing with no sign-in.
-func (v View) OwnerLine(c Caller) string {
-	if !v.opts.SignIn {
-		return ""
-	}
-	p := v.riff.People
-	if p.Owner == "" {
-		return "none"
-	}
-	user := p.userOf(p.Owner)
-	switch {
-	case !v.CallerIsMember(c) && user == "":
-		return "a person who did not sign in yet"
-	case !v.CallerIsMember(c):
-		return user
-	case user == "":
-		return p.Owner + " (did not sign in yet)"
-	}
-	return fmt.Sprintf("%s (%s)", user, p.Owner)
 }

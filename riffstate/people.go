@@ -1,111 +1,98 @@
 package riffstate
 
 import (
+	"fmt"
+	"maps"
 	"slices"
-	"strings"
 
-	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The group people: the commands of the sign-in of a person and of the
-// owner named by the settings. The rest of the commands of the people
-// (invite, remove, set_admin, the owner role, revoke) are the next issue.
+// The people of the log (People: the emails of the users, the members,
+// the admins, the owner, the ends of the sign-ins, and the lookups of
+// them), their settings (PeopleOptions), and the view of the people for
+// riff people, who and whoami.
 
-// Admit is the command of the token path at each sign-in of a person
-// (class sign_in): it checks that the person may join, then the USER of
-// the email, and gives a user its email at its first sign-in. The engine
-// sends it with a caller whose user is [UserOfEmail] of the email.
-type Admit struct {
-	// Email is the verified email of the ID token.
-	Email string
-	// Domain is the hosted domain of the ID token (hd), "" with none.
-	Domain string
-	base
+// PeopleOptions are the settings of the people (docs/people.md): not in
+// the log, so handle, the replies and the views read them from the view.
+type PeopleOptions struct {
+	// Admins are the emails of the admins of the settings: each adds to
+	// the role of its person, and no command of the people changes it.
+	Admins []string
+	// PublicAddress is the address of the riff that a person gives riff
+	// login (--server): the reply to an invite names it.
+	PublicAddress string
+	// OwnerWaitMs is the time that a request for the owner role waits
+	// before the server grants it, unless the owner denies it (0: 7
+	// days).
+	OwnerWaitMs int64
+	// OwnerGoneMs is the time with no sign of life after which the owner
+	// is gone and the server ends the owner role (0: 30 days).
+	OwnerGoneMs int64
+	// OwnerWarnMs is how long before that end the server warns the owner
+	// (0: 7 days).
+	OwnerWarnMs int64
 }
 
-// AdmitReply is the reply of admit: the USER of the person in the riff.
-type AdmitReply struct {
-	User string
+// People are the people of a riff with sign-in. A riff with no sign-in
+// has none; the records read all the same.
+type People struct {
+	Emails  map[string]string `json:"emails,omitempty"`
+	Members []string          `json:"members,omitempty"`
+	Admins  []string          `json:"admins,omitempty"`
+	Owner   string            `json:"owner,omitempty"`
+	// HadOwner is true once the log named an owner: name_owner names
+	// the first owner only in a riff that never had one.
+	HadOwner bool   `json:"had_owner,omitempty"`
+	Asked    string `json:"asked,omitempty"`
+	AskedMs  int64  `json:"asked_ms,omitempty"`
+	// Ended holds the position of the last member_removed or
+	// signins_ended record of each email.
+	Ended map[string]uint64 `json:"ended,omitempty"`
+	// EndedUsers holds the position of the last member_removed or
+	// signins_ended record of the email of each user: a removal frees
+	// the user name, so the end of its sign-ins stays with the user when
+	// another email takes the name.
+	EndedUsers map[string]uint64 `json:"ended_users,omitempty"`
+	// Removed holds each email of a member_removed record that no
+	// member_invited let in again: the allowed domain lets none of them
+	// join, and each user name that it held is free.
+	Removed []string `json:"removed,omitempty"`
 }
 
-func (Admit) Kind() record.Command { return record.CommandAdmit }
-
-// Handle admits a person who may join: the owner that the settings name
-// (--owner), the owner, an admin or a member of the log, or a person of
-// the allowed domain of the settings (the hd claim, or the domain of the
-// email). A known email makes no record. A new one gets the USER of the
-// part before @, refused when another email has it.
-func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := NormalEmail(a.Email)
-	if email == "" || strings.Count(email, "@") != 1 {
-		return Handled{}, bad("the ID token has no email that riff can read")
+// SignInOf gives what a load of the sign-ins needs of user: whether the
+// log knows the user (a person_joined of its email), and the position of
+// the last end of its sign-ins. A name of the server is no person's
+// ([ServerNames]): a sign-in of such a user, kept by a build before that
+// rule, is not known, so the load drops it.
+func (p People) SignInOf(user string) (known bool, ended uint64) {
+	if _, ok := p.Emails[user]; !ok || IsServerName(user) {
+		return false, 0
 	}
-	if !v.MayJoin(email, a.Domain) {
-		return Handled{}, wire.Refuse(wire.NotMember, "%s is not a member of this riff: the owner or an admin invites a person with riff invite %s", email, email)
-	}
-	if _, known := v.UserOfEmail(email); known {
-		return Handled{}, nil
-	}
-	user, err := UserOfEmail(email)
-	if err != nil {
-		return Handled{}, bad("%v", err)
-	}
-	if other, taken := v.riff.People.Emails[user]; taken && other != email {
-		return Handled{}, wire.Refuse(wire.NotAllowed, "the user %s of this riff has another email, so %s cannot join as %s: ask the owner", user, email, user)
-	}
-	return Handled{Changes: []record.Change{record.PersonJoined{User: user, Email: email}}}, nil
+	return true, p.EndedOf(user)
 }
 
-// Reply gives the USER of the email, as the written copy holds it.
-func (a Admit) Reply(c Caller, v View, d Done, now Now) AdmitReply {
-	if user, ok := v.UserOfEmail(NormalEmail(a.Email)); ok {
-		return AdmitReply{User: user}
+// EndedOf gives the position of the last end of the sign-ins of user:
+// of its email now, and of each email that held the name before.
+func (p People) EndedOf(user string) uint64 {
+	ended := p.EndedUsers[user]
+	if email, ok := p.Emails[user]; ok {
+		ended = max(ended, p.Ended[email])
 	}
-	return AdmitReply{User: c.URI.User}
+	return ended
 }
 
-// NameOwner is the command of the server for the setting --owner, which
-// runs once after the load in a riff with sign-in: it names the owner
-// when the riff has no owner and never had one.
-type NameOwner struct {
-	Email string
-	base
-}
-
-func (NameOwner) Kind() record.Command { return record.CommandNameOwner }
-
-func (n NameOwner) Handle(c Caller, v View, now Now) (Handled, error) {
-	email := NormalEmail(n.Email)
-	if email == "" || strings.Count(email, "@") != 1 {
-		return Handled{}, bad("--owner needs an email, not %q", n.Email)
+// userOf gives the user of an email: the user of its first sign-in, or
+// empty. Of two users with one email (a log written by hand) it gives
+// the first in name order.
+func (p People) userOf(email string) string {
+	var found string
+	for user, e := range p.Emails {
+		if e == email && (found == "" || user < found) {
+			found = user
+		}
 	}
-	p := v.riff.People
-	if p.Owner != "" || p.HadOwner {
-		return Handled{}, nil
-	}
-	return Handled{Changes: []record.Change{record.OwnerSet{Email: email}}}, nil
-}
-
-func (NameOwner) Reply(Caller, View, Done, Now) struct{} { return struct{}{} }
-
-// MayJoin says whether the person of email (and hosted domain, "" with
-// none) may join: the owner or an admin that the settings name, the
-// owner, an admin or a member of the log, or the allowed domain of the
-// settings.
-func (v View) MayJoin(email, domain string) bool {
-	p := v.riff.People
-	if email == v.opts.Owner || slices.Contains(v.opts.Admins, email) ||
-		email == p.Owner || slices.Contains(p.Admins, email) || slices.Contains(p.Members, email) {
-		return true
-	}
-	allowed := v.opts.AllowedDomain
-	if allowed == "" {
-		return false
-	}
-	_, emailDomain, _ := strings.Cut(email, "@")
-	return strings.EqualFold(domain, allowed) || strings.EqualFold(emailDomain, allowed)
+	return found
 }
 
 // UserOfEmail gives the USER that the riff gave to email, when it knows
@@ -115,66 +102,90 @@ func (v View) UserOfEmail(email string) (string, bool) {
 	return user, user != ""
 }
 
-// Ended gives the position of the last end of the sign-ins of user (a
-// member_removed or signins_ended record of its email), 0 with none.
-func (v View) Ended(user string) uint64 {
-	email, ok := v.riff.People.Emails[user]
-	if !ok {
-		return 0
+// People lists the people of the riff for c: the owner and a request
+// for the owner role, the admins, the members who signed in, and who may
+// join (invited, not signed in yet). Only a member reads the emails; a
+// caller who is not a member reads the users alone.
+func (v View) People(c Caller, now Now) wire.PeopleReply {
+	p := v.riff.People
+	emails := v.CallerIsMember(c)
+	reply := wire.PeopleReply{Emails: emails && v.opts.SignIn, Admins: []wire.Person{}, Members: []wire.Person{}, MayJoin: []wire.Person{}}
+	if !v.opts.SignIn {
+		return reply
 	}
-	return v.riff.People.Ended[email]
-}
-
-// UserOfEmail makes the USER of an email: the part before @, in lower
-// case, with each character that a user name cannot hold as '-'.
-func UserOfEmail(email string) (string, error) {
-	local, _, ok := strings.Cut(strings.ToLower(email), "@")
-	if !ok || local == "" {
-		return "", bad("the email %q has no part before @", email)
+	reply.Domain = v.opts.AllowedDomain
+	person := func(email string) (wire.Person, bool) {
+		out := wire.Person{User: p.userOf(email)}
+		if reply.Emails {
+			out.Email = email
+		}
+		return out, out.User != "" || out.Email != ""
 	}
-	var b strings.Builder
-	for _, r := range local {
-		switch {
-		case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
+	if p.Owner != "" {
+		if o, ok := person(p.Owner); ok {
+			reply.Owner = &o
 		}
 	}
-	user := b.String()
-	if len(user) > name.MaxNameLen {
-		user = user[:name.MaxNameLen]
+	if p.Asked != "" {
+		if a, ok := person(p.Asked); ok {
+			reply.Asked = &a
+			reply.AskedDueMs = p.AskedMs + v.ownerWait()
+		}
 	}
-	if err := name.CheckUser(user); err != nil {
-		return "", bad("the email %q gives no user name: %v", email, err)
+	admins := map[string]bool{}
+	for _, e := range p.Admins {
+		admins[e] = false
 	}
-	return user, nil
+	for _, e := range v.opts.Admins {
+		admins[e] = true
+	}
+	for _, e := range slices.Sorted(maps.Keys(admins)) {
+		if e == p.Owner {
+			continue
+		}
+		if a, ok := person(e); ok {
+			a.Settings = admins[e]
+			reply.Admins = append(reply.Admins, a)
+		}
+	}
+	members := slices.Clone(p.Members)
+	slices.Sort(members)
+	for _, e := range members {
+		if e == p.Owner || slices.Contains(p.Admins, e) || slices.Contains(v.opts.Admins, e) {
+			continue
+		}
+		m, ok := person(e)
+		if !ok {
+			continue
+		}
+		if m.User == "" {
+			reply.MayJoin = append(reply.MayJoin, m)
+		} else {
+			reply.Members = append(reply.Members, m)
+		}
+	}
+	return reply
 }
 
-// roleOf gives the role of user in a riff with sign-in: the owner of the
-// log, an admin of the log, else a member.
-func (p People) roleOf(user string) Role {
-	email, ok := p.Emails[user]
+// OwnerLine gives the owner line of who and whoami for c: USER (EMAIL)
+// to a member, USER alone to a caller who is not one, none in a riff
+// with sign-in and no owner, and nothing with no sign-in.
+func (v View) OwnerLine(c Caller) string {
+	if !v.opts.SignIn {
+		return ""
+	}
+	p := v.riff.People
+	if p.Owner == "" {
+		return "none"
+	}
+	user := p.userOf(p.Owner)
 	switch {
-	case !ok:
-		return Member
-	case email == p.Owner:
-		return Owner
-	case slices.Contains(p.Admins, email):
-		return Admin
+	case !v.CallerIsMember(c) && user == "":
+		return "a person who did not sign in yet"
+	case !v.CallerIsMember(c):
+		return user
+	case user == "":
+		return p.Owner + " (did not sign in yet)"
 	}
-	return Member
-}
-
-// LostSignIn is the text of a call of a sign-in that ended.
-const LostSignIn = "the sign-in of this machine ended: run riff login"
-
-// NormalEmail gives an email as the people hold it: lower case, with no
-// space around it.
-func NormalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
-// SignInCaller is the caller of the command admit: the sign-in of user
-// (the USER that [UserOfEmail] gives for its email).
-func SignInCaller(user string) Caller {
-	return Caller{URI: name.SessionURI{User: user}, Class: record.ClassSignIn}
+	return fmt.Sprintf("%s (%s)", user, p.Owner)
 }

@@ -15,7 +15,7 @@ import (
 // riff with sign-in, replayed with Apply alone, and a checkpoint at each
 // position of their log.
 
-// admitOf stands for the command admit of the token path (people.go),
+// admitOf stands for the command admit of the token path (admit.go),
 // which is no part of these tests: it gives a user its email at its
 // first sign-in.
 type admitOf struct {

@@ -110,6 +110,29 @@ func (p Post) target(c Caller, v View, now Now) (name.Thread, []selector.Selecto
 	return t, p.To, nil
 }
 
+// serverOnly refuses a post that only the server writes: one whose
+// sender has a name of the server ([ServerNames]), and one into a direct
+// thread of the server (a side ~riff), whatever the user of the caller.
+// So no person and no session speaks as riff@server: its notes and its
+// direct messages are the server's alone (docs/people.md, "The names of
+// the server").
+func serverOnly(c Caller, t name.Thread) error {
+	if c.Class == record.ClassServer {
+		return nil
+	}
+	if IsServerName(c.URI.User) {
+		return wire.Refuse(wire.NotAllowed, "%s is a name of riff-server itself: only riff-server posts as it. A person signs in with an email whose part before @ is another name", c.URI.User)
+	}
+	if a, b, ok := t.Sides(); ok {
+		for _, side := range []name.Party{a, b} {
+			if user, person := side.Person(); person && IsServerName(user) {
+				return wire.Refuse(wire.NotAllowed, "only riff-server writes in its direct threads: riff@server reads no message. Do the step that its message names; ask your lead with riff tell lead, or a person with riff tell ~USER")
+			}
+		}
+	}
+	return nil
+}
+
 // keptAs gives the seq of the kept message of the same person with the
 // key of the post: a post with such a key is dropped.
 func (p Post) keptAs(c Caller, v View, thread name.Thread) (uint64, bool) {

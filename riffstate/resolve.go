@@ -115,3 +115,10 @@ func (v View) byText(info *PauseInfo) string {
 	}
 	return info.By.String()
 }
+
+// ThreadOf gives the thread that a call of c names (given), or the
+// default thread of c: the rule that each command uses, for the queries
+// and streams of the engine.
+func (v View) ThreadOf(c Caller, given string, now Now) (name.Thread, error) {
+	return v.threadOf(c, given, now)
+}

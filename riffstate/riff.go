@@ -179,23 +179,6 @@ type NoteVersion struct {
 // keeps.
 const MaxNoteVersions = 100
 
-// People are the people of a riff with sign-in. A riff with no sign-in
-// has none; the records read all the same.
-type People struct {
-	Emails  map[string]string `json:"emails,omitempty"`
-	Members []string          `json:"members,omitempty"`
-	Admins  []string          `json:"admins,omitempty"`
-	Owner   string            `json:"owner,omitempty"`
-	// HadOwner is true once the log named an owner: name_owner names
-	// the first owner only in a riff that never had one.
-	HadOwner bool   `json:"had_owner,omitempty"`
-	Asked    string `json:"asked,omitempty"`
-	AskedMs  int64  `json:"asked_ms,omitempty"`
-	// Ended holds the position of the last member_removed or
-	// signins_ended record of each email.
-	Ended map[string]uint64 `json:"ended,omitempty"`
-}
-
 // NewRiff gives an empty riff.
 func NewRiff() *Riff {
 	return &Riff{

@@ -68,6 +68,9 @@ func (p Post) draft(c Caller, v View, now Now) (draft, error) {
 	if err != nil {
 		return draft{}, err
 	}
+	if err := serverOnly(c, thread); err != nil {
+		return draft{}, err
+	}
 	if thread == name.Denials && kind != record.MessageNote {
 		return draft{}, bad("the thread denials takes notes only: riff relay denied posts each refusal of auto mode there as a note, and a note wakes no session")
 	}

@@ -54,7 +54,7 @@ type Done struct {
 // Options set a state.
 type Options struct {
 	// PeopleOptions are the settings of the people of a riff with
-	// sign-in (members.go, owner.go).
+	// sign-in (people.go, owner.go).
 	PeopleOptions
 	// SignIn is a riff with sign-in. A riff with no sign-in trusts its
 	// network: each caller has the role of an admin, and the commands of

@@ -285,7 +285,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		StoreName: storeName, Build: me, Logger: log,
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
 		Revision: revision, SignIn: s.signIn.on(), Tokens: s.signIn.tokens(),
-		StateOptions: riffstate.Options{Build: me.String(), Owner: s.signIn.owner, AllowedDomain: s.signIn.allowedDomain, PeopleOptions: s.signIn.people()},
+		StateOptions: riffstate.Options{Build: me.String(), Owner: s.signIn.ownerEmail(), AllowedDomain: s.signIn.allowedDomain, PeopleOptions: s.signIn.people()},
 		NoLease:      !withLease, LeaseWait: s.leaseWait,
 		Listen: func(e *riffengine.Engine) error {
 			f := e.Facts()

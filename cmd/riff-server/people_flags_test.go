@@ -66,6 +66,12 @@ func TestGivenBadPeopleFlagsWhenTheServerStartsThenItSaysWhatIsWrong(t *testing.
 		{[]string{"--require-sign-in", "--owner-wait", "0s"}, "--owner-wait 0s must be a time"},
 		{[]string{"--require-sign-in", "--owner-gone", "-1h"}, "--owner-gone -1h0m0s must be a time"},
 		{[]string{"--require-sign-in", "--owner-gone", "48h", "--owner-warn", "72h"}, "--owner-warn 72h0m0s is longer than --owner-gone 48h0m0s"},
+		// No person has a name of the server, nor an email with a
+		// character that is not visible (docs/people.md).
+		{[]string{"--require-sign-in", "--owner", "riff@example.com"}, "--owner: riff@example.com would join as the user riff, and riff is a name of riff-server itself"},
+		{[]string{"--require-sign-in", "--admins", "ann@example.com,Riff-Server@example.com"}, "--admins: riff-server@example.com would join as the user riff-server"},
+		{[]string{"--require-sign-in", "--owner", "ada\u200b@example.com"}, "--owner: the email \"ada\\u200b@example.com\" holds U+200B, a character that is not visible"},
+		{[]string{"--require-sign-in", "--owner", "no-email"}, "--owner: \"no-email\" is no email"},
 	} {
 		err := parseSettings(t, c.args...).check()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

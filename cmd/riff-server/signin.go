@@ -72,7 +72,7 @@ func parseAdmins(list string) ([]string, error) {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
-		email, err := riffstate.ParseEmail(part)
+		email, err := riffstate.ParsePersonEmail(part)
 		if err != nil {
 			return nil, fmt.Errorf("--admins: %v", err)
 		}
@@ -82,6 +82,13 @@ func parseAdmins(list string) ([]string, error) {
 	}
 	slices.Sort(admins)
 	return admins, nil
+}
+
+// ownerEmail gives the email of --owner as the people hold it (lower
+// case), "" with none; check refused one that is no email.
+func (s signInSettings) ownerEmail() string {
+	email, _ := riffstate.ParsePersonEmail(s.owner)
+	return email
 }
 
 // on says whether the riff has sign-in: a provider, or --require-sign-in.
@@ -100,8 +107,10 @@ func (s signInSettings) check() error {
 	if s.accessLife < time.Second || s.accessLife > 24*time.Hour {
 		return fmt.Errorf("--access-life %s must be from 1s to 24h", s.accessLife)
 	}
-	if s.owner != "" && strings.Count(s.owner, "@") != 1 {
-		return fmt.Errorf("--owner %q is no email", s.owner)
+	if s.owner != "" {
+		if _, err := riffstate.ParsePersonEmail(s.owner); err != nil {
+			return fmt.Errorf("--owner: %v", err)
+		}
 	}
 	if _, err := parseAdmins(s.admins); err != nil {
 		return err

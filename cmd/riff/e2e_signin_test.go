@@ -55,13 +55,17 @@ func newProvider(t *testing.T) *oidcfake.Provider {
 }
 
 // startSignInServer starts the real riff-server with the provider p, the
-// owner mike@example.com and the flags more; dir "" keeps its state in
-// memory; ADDR in a flag is the address of the server. A cleanup stops
-// it, and shows its log when the test failed.
+// owner mike@example.com (unless more names --owner: "" for none) and
+// the flags more; dir "" keeps its state in memory; ADDR in a flag is
+// the address of the server. A cleanup stops it, and shows its log when
+// the test failed.
 func startSignInServer(t *testing.T, bin, dir string, p *oidcfake.Provider, more ...string) *riffServer {
 	t.Helper()
 	addr := freePort(t)
-	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID(), "--owner", "mike@example.com")
+	more = append(slices.Clone(more), "--issuer", p.Issuer(), "--client-id", p.ClientID())
+	if !slices.Contains(more, "--owner") {
+		more = append(more, "--owner", "mike@example.com")
+	}
 	for i, arg := range more {
 		more[i] = strings.ReplaceAll(arg, "ADDR", addr)
 	}

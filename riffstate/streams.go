@@ -5,12 +5,9 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// ThreadOf gives the thread that a call of c names (given), or the
-// default thread of c: the rule that each command uses, for the queries
-// and streams of the engine.
-func (v View) ThreadOf(c Caller, given string, now Now) (name.Thread, error) {
-	return v.threadOf(c, given, now)
-}
+// The reads of the streams of the engine (a tail, a watch): the thread
+// that a tail names, what it sends first, and how a wake and a message
+// are named for the session that gets them.
 
 // Title gives the title of a thread for who: "direct with ..." for a
 // direct thread, empty for each other thread.
