@@ -9,7 +9,6 @@ import (
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -223,38 +222,38 @@ func (c *cli) owner(ctx context.Context, args []string, take bool, pass string, 
 	return c.passOwner(ctx, pass)
 }
 
-// passOwner passes the owner role, then posts the note of the pass in
-// chat: pass_owner posts no note of the server, riff posts it, signed as
-// each post of riff. The pass stays when the note fails: riff says so.
+// passOwner passes the owner role and posts the note of the pass in chat
+// (riffclient.PassOwner). The pass stays when the note fails: riff says
+// so.
 func (c *cli) passOwner(ctx context.Context, email string) error {
 	me, err := c.me(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := call(ctx, c, wire.PassOwner{Me: me, Email: email})
+	r, posted, err := riffclient.PassOwner(ctx, c.client, wire.PassOwner{Me: me, Email: email}, c.passer(me))
+	var note *riffclient.NoteError
+	if errors.As(err, &note) {
+		c.out.Reply(r.Text)
+		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: the owner role passed, but riff could not post its note in chat: "+c.words(refusedText(note.Err))))
+		return errSilent
+	}
 	if err != nil {
 		return c.noSignIn(err, "owner --pass")
 	}
 	c.out.Reply(r.Text)
-	posted, err := riffclient.Post(ctx, c.client, wire.Post{Me: me, Thread: string(name.Chat), Kind: record.MessageNote, Body: c.passNote(me, email)})
-	if err != nil {
-		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: the owner role passed, but riff could not post its note in chat: "+c.words(refusedText(err))))
-		return errSilent
-	}
 	c.out.Textf("riff posted the note of the pass in chat (#%d).", posted.Seq)
 	return nil
 }
 
-// passNote is the note of a pass in chat, in the words of the notes of
-// the server (owner: ...).
-func (c *cli) passNote(me name.SessionURI, email string) string {
-	who := me.User
+// passer names the caller in the note of a pass: USER (EMAIL) with the
+// email of the sign-in of this machine, else USER.
+func (c *cli) passer(me name.SessionURI) string {
 	if c.signin != nil {
 		if k, ok, err := c.signin.Kept(); err == nil && ok && k.Email != "" {
-			who = fmt.Sprintf("%s (%s)", me.User, k.Email)
+			return fmt.Sprintf("%s (%s)", me.User, k.Email)
 		}
 	}
-	return fmt.Sprintf("owner: %s passed the owner role to %s. %s stays an admin.", who, email, me.User)
+	return me.User
 }
 
 // refusedText gives a refusal as an error whose text is its reason, for
