@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"os"
@@ -101,19 +99,13 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.g.session == "" {
-		c.g.session = c.env(envClaudeSession)
+	id, made, err := mcptools.SessionID(c.g.session, c.env(envClaudeSession))
+	if err != nil {
+		return nil, knownf("%s", err)
 	}
-	if c.g.session == "" {
-		id, err := newSessionID()
-		if err != nil {
-			return nil, err
-		}
-		c.g.session = id
+	c.g.session = id
+	if made {
 		log.Warn("riff relay mcp has no session ID from RIFF_SESSION, --session or CLAUDE_SESSION_ID: it made one; the hooks of the agent tool do not reach its keep-alive (see docs/agents.md)", "session", id)
-	}
-	if err := name.CheckSessionID(c.g.session); err != nil {
-		return nil, knownf("the session ID %q is not a session ID: %s", c.g.session, err)
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {
@@ -130,15 +122,6 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 func isTrue(v string) bool {
 	b, err := strconv.ParseBool(v)
 	return err == nil && b
-}
-
-// newSessionID makes a session ID for a relay that got none.
-func newSessionID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", knownf("riff cannot make a session ID: %s", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }
 
 // sessionAt gives the URI of the session of the relay at the place of
