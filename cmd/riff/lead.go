@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -130,7 +131,7 @@ func (c *cli) editNotes(ctx context.Context, thread, file string) error {
 		}
 		text = string(b)
 	} else {
-		old, err := call(ctx, c, wire.Notes{Me: me, Thread: thread})
+		old, err := riffclient.Send(ctx, c.client, wire.Notes{Me: me, Thread: thread})
 		if err != nil {
 			return err
 		}
@@ -144,7 +145,7 @@ func (c *cli) editNotes(ctx context.Context, thread, file string) error {
 
 // setNotes writes text as the notes of the lead, and prints the reply.
 func (c *cli) setNotes(ctx context.Context, me name.SessionURI, thread, text string) error {
-	r, err := call(ctx, c, wire.SetNotes{Me: me, Thread: thread, Text: text})
+	r, err := riffclient.Send(ctx, c.client, wire.SetNotes{Me: me, Thread: thread, Text: text})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -77,7 +78,7 @@ func (c *cli) whoami(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := call(ctx, c, wire.Whoami{Me: me})
+	r, err := riffclient.Send(ctx, c.client, wire.Whoami{Me: me})
 	if err != nil {
 		return err
 	}

@@ -195,11 +195,6 @@ func oneItem(args []string, cmd string) (name.Item, error) {
 	return item, nil
 }
 
-// call sends one call, with the caller taken at the place.
-func call[R any](ctx context.Context, c *cli, w wire.Call[R]) (R, error) {
-	return riffclient.Send(ctx, c.client, w)
-}
-
 // callAs sends the call that newCall makes for the caller: the session
 // of --session or RIFF_SESSION, else the person.
 func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
@@ -208,7 +203,7 @@ func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI)
 		var none R
 		return none, err
 	}
-	return call(ctx, c, newCall(me))
+	return riffclient.Send(ctx, c.client, newCall(me))
 }
 
 // sendText sends the call that newCall makes for the caller, and prints
