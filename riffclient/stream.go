@@ -60,7 +60,7 @@ func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) erro
 // Watch follows the wakes of the caller: it calls show for each wake, and
 // for each break and its end. It returns as [Client.Tail] does.
 func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) error) error {
-	w := &watcher{call: call, show: show}
+	w := &watcher{call: call, show: show, woke: map[string]uint64{}}
 	return c.follow(ctx, call.Path(), w, c.proverOf(call))
 }
 
@@ -81,22 +81,44 @@ var errStall = errors.New("no byte from the stream")
 // ctx ends or a fault that a new try cannot repair.
 //
 // A lost sign-in (the Auth gives no token, or the server refuses the
-// token after a refresh) is no such fault: the stream says it once, as a
-// break, and tries again every 5 s, so that a riff login in another
-// terminal lets it go on.
+// token after a refresh, or ends the stream with its sign-in) is no such
+// fault: the stream says it once, as a break, and tries again every 5 s,
+// so that a riff login in another terminal lets it go on.
+//
+// A stream that the server ends at the expiry of its token is no break:
+// it opens again at once with the renewed token, reads what came in
+// between (the tail after its last message; the watch gets the missed
+// wake) and shows nothing of it but what it missed.
 func (c *Client) follow(ctx context.Context, path string, f follower, p *prover) error {
 	wait := FirstWait
 	down := false
 	var mismatch, lost bool
 	againToken := true
+	// renewing: the next open is the one after an end at the expiry of
+	// the token. quiet: that end came with no event since the open before
+	// it; a second such end in a row waits FirstWait, so that a server
+	// that ends each stream at once gets no loop.
+	var renewing, quiet bool
 	for {
-		err := c.stream(ctx, path, f, down, p)
+		err := c.stream(ctx, path, f, down || renewing, renewing && !down, p)
+		renewing = false
 		if ctx.Err() != nil {
 			return nil
 		}
 		var stop *stopError
 		if errors.As(err, &stop) {
 			return stop.err
+		}
+		var expired *expiredError
+		if errors.As(err, &expired) {
+			wait, down, mismatch, lost, againToken = FirstWait, false, false, false, true
+			if expired.events == 0 && quiet {
+				if c.clock.Sleep(ctx, FirstWait) != nil {
+					return nil
+				}
+			}
+			quiet, renewing = expired.events == 0, true
+			continue
 		}
 		var again *tokenAgain
 		if errors.As(err, &again) {
@@ -174,6 +196,15 @@ var errOpened = errors.New("the stream ended")
 // token that the server does not take.
 func signInCode(code wire.Code) bool { return code == wire.NoToken || code == wire.BadToken }
 
+// expiredError is the end of a stream at the expiry of its token
+// (wire.EndExpired): the stream opens again at once with the renewed
+// token. events counts the events that the stream gave.
+type expiredError struct{ events int }
+
+func (e *expiredError) Error() string {
+	return "riff-server ended the stream at the expiry of its token"
+}
+
 // tokenAgain is a refused token that the Auth renewed: the stream opens
 // again at once.
 type tokenAgain struct{ err error }
@@ -182,7 +213,10 @@ func (t *tokenAgain) Error() string { return t.err.Error() }
 func (t *tokenAgain) Unwrap() error { return t.err }
 
 // stream opens the stream once, and gives its lines to f until it ends.
-func (c *Client) stream(ctx context.Context, path string, f follower, again bool, p *prover) error {
+// again is an open after a break or an end: the catch-up read runs.
+// renew is the open after an end at the expiry of the token: no break,
+// so it reports no open.
+func (c *Client) stream(ctx context.Context, path string, f follower, again, renew bool, p *prover) error {
 	body, err := f.body()
 	if err != nil {
 		return &stopError{err: err}
@@ -239,9 +273,12 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 	if again {
 		open = EventBack
 	}
-	if err := f.report(Event{Event: wire.Event{Type: open}}); err != nil {
-		return err
+	if !renew {
+		if err := f.report(Event{Event: wire.Event{Type: open}}); err != nil {
+			return err
+		}
 	}
+	events := 0
 	r := bufio.NewReader(&kicker{r: resp.Body, w: watchdog})
 	for {
 		line, err := r.ReadBytes('\n')
@@ -249,6 +286,15 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 			var e wire.Event
 			if jerr := json.Unmarshal(line, &e); jerr != nil {
 				return fmt.Errorf("read %s: a line is not an event: %w", path, jerr)
+			}
+			if e.Type == wire.EventEnd {
+				if end := c.ended(ctx, p, token, e, events); end != nil {
+					return end
+				}
+			}
+			switch e.Type {
+			case wire.EventWake, wire.EventMessage, EventLost:
+				events++
 			}
 			if ferr := f.event(e); ferr != nil {
 				return ferr
@@ -264,6 +310,28 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again bool
 			return fmt.Errorf("%w: %w", errOpened, err)
 		}
 	}
+}
+
+// ended is the end line of a stream (type end): the server ended it for
+// its token. The end of its sign-in is a refusal of the token (bad_token,
+// with the reason of the server), told to the Auth as a refusal at the
+// open is: a lost sign-in, unless the Auth renewed it. An end at the
+// expiry of the token tells the Auth that the server takes the token no
+// more, so that the next open has a new one. An end of another kind (of
+// a later server) is a break.
+func (c *Client) ended(ctx context.Context, p *prover, token string, e wire.Event, events int) error {
+	switch e.End {
+	case wire.EndSignIn:
+		err := &wire.Refused{Code: wire.BadToken, Reason: e.Reason, Status: http.StatusUnauthorized}
+		if c.refused(ctx, p, token, err) {
+			return &tokenAgain{err: err}
+		}
+		return err
+	case wire.EndExpired:
+		c.refused(ctx, p, token, &wire.Refused{Code: wire.BadToken, Reason: e.Reason, Status: http.StatusUnauthorized})
+		return &expiredError{events: events}
+	}
+	return nil
 }
 
 // watchdog calls fire when no kick came for the limit.
@@ -394,6 +462,13 @@ func (t *tailer) message(m wire.Message) error {
 
 func (t *tailer) event(e wire.Event) error {
 	switch e.Type {
+	case wire.EventHello:
+		// The newest seq of the thread at the open: with no point yet (a
+		// thread that the caller does not list), the tail starts there,
+		// so that a later open reads after it and loses nothing.
+		if !t.known && e.Last > 0 {
+			t.last, t.known = e.Last, true
+		}
 	case wire.EventMessage:
 		if e.Message == nil {
 			return nil
@@ -414,10 +489,13 @@ func (t *tailer) report(e Event) error {
 	return nil
 }
 
-// watcher gives each wake of the caller.
+// watcher gives each wake of the caller, each message once: a new open
+// sends the missed wake, which can be the last one that it gave.
 type watcher struct {
 	call wire.Watch
 	show func(Event) error
+	// woke holds the newest seq that a wake gave, by thread.
+	woke map[string]uint64
 }
 
 func (w *watcher) body() ([]byte, error)              { return json.Marshal(w.call) }
@@ -431,7 +509,15 @@ func (w *watcher) report(e Event) error {
 
 func (w *watcher) event(e wire.Event) error {
 	switch e.Type {
-	case wire.EventWake, EventLost:
+	case wire.EventWake:
+		if e.Wake != nil && e.Wake.Seq > 0 {
+			if w.woke[e.Wake.Thread] >= e.Wake.Seq {
+				return nil
+			}
+			w.woke[e.Wake.Thread] = e.Wake.Seq
+		}
+		return w.report(Event{Event: e})
+	case EventLost:
 		return w.report(Event{Event: e})
 	}
 	return nil

@@ -111,9 +111,11 @@
 //     the prepare take what they need and release it before they touch
 //     the store.
 //   - hub.mu guards the open streams (the watches of each session, the
-//     tails of each thread). The writer sends the effects of a chunk to
-//     the hub after it released Engine.mu; the two are never held
-//     together.
+//     tails of each thread, the streams of each sign-in). The writer sends
+//     the effects of a chunk to the hub after it released Engine.mu; the
+//     two are never held together. The token store ends the streams of a
+//     sign-in with its own lock held (tokens.Options.Ended), so hub.mu is
+//     taken inside the lock of the store, never the other way round.
 //   - denier.mu guards the window of the denied lines of the token layer.
 //   - entry.encoded (a sync.Once) encodes the records of an entry once:
 //     the call that queued it does it after it released the lock, and the

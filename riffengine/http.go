@@ -80,12 +80,15 @@ type Handler struct {
 	// deniedAfter is the timer of the end of a window of the denied
 	// lines (afterTimer; a test gives its own).
 	deniedAfter func(time.Duration) (<-chan time.Time, func() bool)
+	// streamAfter is the timer of the end of a stream at the expiry of
+	// its token (afterTimer; a test gives its own, on its clock).
+	streamAfter func(time.Duration) (<-chan time.Time, func() bool)
 }
 
 // NewHandler makes the HTTP side of e.
 func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
-		BodyTime: BodyTime, deniedAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
+		BodyTime: BodyTime, deniedAfter: afterTimer, streamAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s

@@ -135,6 +135,8 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 	if opts.SignIn {
 		topts := opts.Tokens
 		topts.Now = opts.Now
+		// The end of a sign-in ends its streams in the same step.
+		topts.Ended = e.streams.endSignIn
 		e.signIns = tokens.New(topts)
 		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger)
 		// The readers' check of the signed messages reads the keys of the

@@ -93,6 +93,16 @@ func NewSignedIn(e *Engine, opts SignInOptions) (*SignedIn, error) {
 	if e.SignIns() == nil {
 		return nil, errors.New("the token layer of sign-in needs an engine with sign-in (Options.SignIn)")
 	}
+	// A riff with a provider whose settings and log let nobody join
+	// could never get a person, nor an owner: the start says which
+	// setting to give (docs/people.md, "The first owner").
+	if opts.IDTokens != nil {
+		var nobody error
+		e.View(func(v riffstate.View, _ riffstate.Now) { nobody = v.MayBeJoined() })
+		if nobody != nil {
+			return nil, nobody
+		}
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -155,7 +165,7 @@ func (l *SignedIn) Prove(r *http.Request, t Token, me name.SessionURI) (Proof, *
 	}
 	c := riffstate.CallerOf(me)
 	c.Key, c.SignedInAt = t.t.Key, t.t.Position
-	return Proof{caller: c, call: headerValue(r.Header, headerCall)}, nil
+	return Proof{caller: c, call: headerValue(r.Header, headerCall), held: streamOwner{signIn: t.t.SignIn, expires: t.t.Expires}}, nil
 }
 
 // Facts gives the facts of the server only to a signed-in person: the

@@ -13,6 +13,9 @@ import (
 type Proof struct {
 	caller riffstate.Caller
 	call   string
+	// held is the sign-in of the token and the end of its life, in a
+	// riff with sign-in (zero with none): a stream ends with either.
+	held streamOwner
 }
 
 // Caller gives the caller that the proof names.

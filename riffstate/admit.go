@@ -1,6 +1,7 @@
 package riffstate
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -82,6 +83,28 @@ func (a Admit) Handle(c Caller, v View, now Now) (Handled, error) {
 func (v View) firstOwner() bool {
 	p := v.riff.People
 	return v.opts.SignIn && p.Owner == "" && !p.HadOwner && v.opts.Owner == "" && len(v.opts.Admins) == 0 && len(p.Admins) == 0
+}
+
+// ErrNobodyMayJoin is the refusal of the start of a riff with sign-in
+// whose settings and log let nobody join: no owner, no admin, no person
+// of the log, no --owner, no --admins and no --allowed-domain. Such a
+// riff could never have a person, so it could never get an owner either
+// (the first sign-in makes the first owner only when somebody may sign in).
+var ErrNobodyMayJoin = errors.New("a riff with sign-in whose log has no people needs --owner EMAIL, --admins EMAILS or --allowed-domain DOMAIN (or RIFF_OWNER, RIFF_ADMINS, RIFF_ALLOWED_DOMAIN): with none of them nobody may join it")
+
+// MayBeJoined gives ErrNobodyMayJoin for a riff with sign-in that lets
+// nobody join (see ErrNobodyMayJoin), and nil for any other riff. The
+// token layer asks it when it starts, after the replay of the log.
+func (v View) MayBeJoined() error {
+	if !v.opts.SignIn {
+		return nil
+	}
+	p := v.riff.People
+	if p.Owner != "" || len(p.Admins) > 0 || len(p.Members) > 0 || len(p.Emails) > 0 ||
+		v.opts.Owner != "" || len(v.opts.Admins) > 0 || v.opts.AllowedDomain != "" {
+		return nil
+	}
+	return ErrNobodyMayJoin
 }
 
 // nameFree refuses the user name user to the new email when another

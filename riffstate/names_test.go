@@ -321,3 +321,33 @@ func TestGivenASignInOfAUserWithANameOfTheServerFromAnOlderBuildWhenTheSignInsLo
 		t.Error("the load knows a user that never signed in")
 	}
 }
+
+func TestGivenARiffWithSignInWhoseSettingsAndLogLetNobodyJoinWhenItStartsThenRefusedNamingTheFlags(t *testing.T) {
+	withOwner, withAdmins, withDomain := signIn, signIn, signIn
+	withOwner.Owner = "ada@corp.test"
+	withAdmins.Admins = []string{"sam@corp.test"}
+	withDomain.AllowedDomain = "corp.test"
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		parts []any
+		want  error
+	}{
+		{"a new riff with none of the settings", signIn, nil, ErrNobodyMayJoin},
+		{"a riff with no sign-in", Options{Build: "test"}, nil, nil},
+		{"--owner", withOwner, nil, nil},
+		{"--admins", withAdmins, nil, nil},
+		{"--allowed-domain", withDomain, nil, nil},
+		{"a log with a person", signIn, []any{rec("", "admit", record.PersonJoined{User: "ada", Email: "ada@corp.test"})}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := givenIn(t, tc.opts, tc.parts...)
+			if got := f.s.Written().MayBeJoined(); got != tc.want {
+				t.Errorf("MayBeJoined() = %v; want %v", got, tc.want)
+			}
+		})
+	}
+	if text := ErrNobodyMayJoin.Error(); !strings.Contains(text, "--owner") || !strings.Contains(text, "--allowed-domain") {
+		t.Errorf("the text %q names no flag", text)
+	}
+}

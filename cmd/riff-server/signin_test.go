@@ -323,7 +323,7 @@ func TestGivenTheDeviceFlowWhenTheTestApprovesThenTheIDTokenSignsIn(t *testing.T
 func TestGivenTheListenRuleWhenTheAddressIsNotLoopbackThenOnlyARiffWithSignInListens(t *testing.T) {
 	bin := needBinary(t)
 	p := startProvider(t)
-	for _, args := range [][]string{signInArgs(p), {"--require-sign-in"}} {
+	for _, args := range [][]string{signInArgs(p, "--owner", "ada@example.com"), {"--require-sign-in"}} {
 		for try := 0; ; try++ {
 			port := strconv.Itoa(freePort(t))
 			s, err := tryStart(t, serverOpts{addr: "0.0.0.0:" + port, args: args})
@@ -341,6 +341,14 @@ func TestGivenTheListenRuleWhenTheAddressIsNotLoopbackThenOnlyARiffWithSignInLis
 			s.stop()
 			break
 		}
+	}
+	// A new riff with a provider and none of --owner, --admins and
+	// --allowed-domain could never have a person: the start says which
+	// setting to give, and riff-server exits 1.
+	nobody := exec.Command(bin, signInArgs(p, "--listen", "127.0.0.1:"+strconv.Itoa(freePort(t)))...)
+	nobody.Env = cleanEnv("RIFF_DIR=" + t.TempDir())
+	if out, err := nobody.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("needs --owner EMAIL, --admins EMAILS or --allowed-domain DOMAIN")) {
+		t.Errorf("riff-server with a provider and nobody who may join = %v\n%s; want exit 1 that names the flags", err, out)
 	}
 	// A riff with --require-sign-in and no provider lets nobody sign in.
 	s := start(t, serverOpts{args: []string{"--require-sign-in"}})

@@ -236,14 +236,23 @@ type NoteVersion struct {
 
 // Event is one line of a stream: a wake of the watch, a message of the
 // tail, or a keep-alive. The first line of each stream comes at its
-// open.
+// open; a stream that the server ends for its sign-in or its token has
+// a last line of type end.
 type Event struct {
-	// Type is hello (the open), keepalive, wake, message or lost.
+	// Type is hello (the open), keepalive, wake, message, lost or end.
 	Type    string   `json:"type"`
 	Message *Message `json:"message,omitempty"`
 	Wake    *Wake    `json:"wake,omitempty"`
 	// Lost counts the messages that the stream could not send.
 	Lost uint64 `json:"lost,omitempty"`
+	// Last is the newest seq of the thread at the open of a tail, on its
+	// hello line: the point that a client reads after when it opens
+	// again, also in a thread that it does not list.
+	Last uint64 `json:"last,omitempty"`
+	// End says why the server ended the stream, on its last line (type
+	// end): EndSignIn or EndExpired. Reason says it for a person.
+	End    string `json:"end,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // The types of an event.
@@ -252,6 +261,18 @@ const (
 	EventKeepAlive = "keepalive"
 	EventWake      = "wake"
 	EventMessage   = "message"
+	EventEnd       = "end"
+)
+
+// The ends of a stream (Event.End).
+const (
+	// EndSignIn: the sign-in that opened the stream ended (a remove, a
+	// revoke, a reused refresh token). A client opens it again only
+	// after riff login.
+	EndSignIn = "signin_ended"
+	// EndExpired: the token that opened the stream expired. A client
+	// opens it again at once with its renewed token.
+	EndExpired = "token_expired"
 )
 
 // Wake is a wake of a session: the message that woke it.

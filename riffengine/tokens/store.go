@@ -32,6 +32,11 @@ type Options struct {
 	// default); SessionLife the life of a session token (1 h by default).
 	AccessLife  time.Duration
 	SessionLife time.Duration
+	// Ended, when set, hears the end of each sign-in (Token.SignIn) in
+	// the step that ends its tokens, under the lock of the store: the
+	// engine ends the streams of the sign-in there, before the reply of
+	// the command that ended it. It must not block or call the store.
+	Ended func(signIn string)
 }
 
 // hash is the sha256 of a token: the store keeps nothing else of it.
@@ -225,7 +230,7 @@ func (s *Store) nextPairLocked(si *signIn) (Pair, error) {
 }
 
 func (si *signIn) token(session string, expires time.Time) Token {
-	return Token{Person: si.person, Session: session, Key: si.key, Position: si.position, Expires: expires}
+	return Token{Person: si.person, Session: session, Key: si.key, Position: si.position, Expires: expires, SignIn: si.chain}
 }
 
 // ParseRefresh splits a refresh token chain.generation.secret. It gives
@@ -360,6 +365,19 @@ func (s *Store) endLocked(si *signIn) {
 			delete(s.tokens, h)
 		}
 	}
+	if s.opts.Ended != nil {
+		s.opts.Ended(si.chain)
+	}
+}
+
+// Holds says whether the sign-in (Token.SignIn) is live: a stream that
+// joined the engine's hub checks it, since its sign-in can end between
+// the check of its token and the join.
+func (s *Store) Holds(signIn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.signIns[signIn]
+	return ok
 }
 
 // Swap takes an access token of a person and the thumbprint of the key

@@ -148,7 +148,11 @@ func TestGivenAStartWhenItSucceedsThenTheRefreshTokenIsChainGenerationSecretAtGe
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tokens.Token{Person: mike, Key: keyA, Position: 7, Expires: t0.Add(tokens.DefaultAccessLife)}
+	chain, _, _, err := tokens.ParseRefresh(pair.Refresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tokens.Token{Person: mike, Key: keyA, Position: 7, Expires: t0.Add(tokens.DefaultAccessLife), SignIn: chain}
 	if tok != want {
 		t.Errorf("Lookup = %+v; want %+v", tok, want)
 	}

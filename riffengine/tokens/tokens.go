@@ -27,6 +27,10 @@ type Token struct {
 	// Position is the position of the log at the start of the sign-in.
 	Position uint64
 	Expires  time.Time
+	// SignIn names the sign-in of the token (its chain ID), for the
+	// streams that it opens: they end with it (Options.Ended). It is no
+	// secret that refreshes: a refresh token also needs its secret.
+	SignIn string
 }
 
 // Pair is the reply of a sign-in, a refresh or a swap: an access token,
