@@ -14,6 +14,7 @@ import (
 	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -102,6 +103,11 @@ func (c *cli) finish(err error) int {
 		return exitFail
 	}
 	errw := c.stderr
+	// A bad input that commands finds is a bad command line too.
+	var input *commands.InputError
+	if errors.As(err, &input) {
+		err = &usageError{msg: input.Msg}
+	}
 	var usage *usageError
 	var refused *wire.Refused
 	var mismatch *riffclient.MismatchError

@@ -4,10 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
-	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // startCommands are the commands under Get started in riff --help, in
@@ -74,28 +71,14 @@ func (c *cli) whoami(ctx context.Context, args []string) error {
 	if err := noArgs(args, "whoami"); err != nil {
 		return err
 	}
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := riffclient.Send(ctx, c.client, wire.Whoami{Me: me})
-	if err != nil {
-		return err
-	}
-	render.Whoami(c.out, me, r, c.build)
-	return nil
+	return c.caller().Whoami(ctx)
 }
 
 func (c *cli) who(ctx context.Context, args []string, long, all bool) error {
 	if err := noArgs(args, "who"); err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.WhoReply] { return wire.Who{Me: me, All: all} })
-	if err != nil {
-		return err
-	}
-	render.Who(c.out, r, long, c.build)
-	return nil
+	return c.caller().Who(ctx, long, all)
 }
 
 // server shows the riff that riff uses, where the choice comes from, its

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/selector"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -124,22 +123,7 @@ characters is enough).
 of your user with the reason.
 `,
 			flags: noFlags(func(c *cli, ctx context.Context, words []string) error {
-				text := strings.Join(words, " ")
-				if text == "" {
-					return usagef("riff blocked needs a TEXT")
-				}
-				me, err := c.me(ctx)
-				if err != nil {
-					return err
-				}
-				// riffclient.Blocked signs the message to the lead in a
-				// riff with sign-in.
-				r, err := riffclient.Blocked(ctx, c.client, wire.Blocked{Me: me, Reason: text})
-				if err != nil {
-					return err
-				}
-				c.out.Reply(r.Text)
-				return nil
+				return c.caller().Blocked(ctx, strings.Join(words, " "))
 			}),
 		},
 		{
@@ -183,16 +167,18 @@ func noArgs(args []string, cmd string) error {
 	return nil
 }
 
-// oneItem gives the one ITEM of a command.
-func oneItem(args []string, cmd string) (name.Item, error) {
+// oneItem gives the one ITEM of a command; commands reads it.
+func oneItem(args []string, cmd string) (string, error) {
 	if len(args) != 1 {
 		return "", usagef("riff %s needs one ITEM", cmd)
 	}
-	item, err := name.ParseItem(args[0])
-	if err != nil {
-		return "", usagef("riff %s: %s", cmd, err)
-	}
-	return item, nil
+	return args[0], nil
+}
+
+// caller makes the calls of the commands as the caller, printing to the
+// output of the run.
+func (c *cli) caller() commands.Caller {
+	return commands.Caller{Client: c.client, Me: c.me, Out: c.out}
 }
 
 // callAs sends the call that newCall makes for the caller: the session
@@ -236,71 +222,25 @@ func (c *cli) threads(ctx context.Context, args []string) error {
 	if err := noArgs(args, "threads"); err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
-	if err != nil {
-		return err
-	}
-	render.Threads(c.out, r)
-	return nil
+	return c.caller().Threads(ctx)
 }
 
 func (c *cli) read(ctx context.Context, args []string, thread string, all bool) error {
 	if err := noArgs(args, "read"); err != nil {
 		return err
 	}
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := riffclient.ReadAll(ctx, c.client, wire.Read{Me: me, Thread: thread, All: all})
-	if err != nil {
-		return err
-	}
-	render.Read(c.out, r, c.client.Check, false)
-	return nil
+	return c.caller().Read(ctx, thread, all, 0, false)
 }
 
 func (c *cli) post(ctx context.Context, words []string, thread string, to []string, kind string) error {
-	k, err := record.ParseMessageKind(kind)
-	if err != nil {
-		return usagef("riff post: --kind is message, note or status, not %q", kind)
-	}
-	sels, err := selector.ParseList(to)
-	if err != nil {
-		return usagef("riff post: --to: %s", strings.TrimPrefix(err.Error(), "selector: "))
-	}
-	body := strings.Join(words, " ")
-	if body == "" && k != record.MessageStatus {
-		return usagef("riff post needs a TEXT")
-	}
-	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
-		return wire.Post{Me: me, Thread: thread, To: sels, Kind: k, Body: body}
-	})
-}
-
-// sendPost sends the post that newPost makes for the caller through the
-// one path of a post (riffclient.Post signs it in a riff with sign-in),
-// and prints its reply.
-func (c *cli) sendPost(ctx context.Context, newPost func(me name.SessionURI) wire.Post) error {
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := riffclient.Post(ctx, c.client, newPost(me))
-	if err != nil {
-		return err
-	}
-	render.Posted(c.out, r)
-	return nil
+	return c.caller().Post(ctx, thread, to, kind, strings.Join(words, " "))
 }
 
 func (c *cli) tell(ctx context.Context, words []string) error {
 	if len(words) < 2 {
 		return usagef("riff tell needs SESSION (or lead) and a TEXT")
 	}
-	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
-		return wire.Post{Me: me, Tell: words[0], Body: strings.Join(words[1:], " ")}
-	})
+	return c.caller().Tell(ctx, words[0], strings.Join(words[1:], " "))
 }
 
 func (c *cli) tail(ctx context.Context, args []string) error {
@@ -386,14 +326,7 @@ func (c *cli) claim(ctx context.Context, args []string, thread string) error {
 	if err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
-		return wire.Claim{Me: me, Thread: thread, Item: item}
-	})
-	if err != nil {
-		return err
-	}
-	render.Claimed(c.out, r)
-	return nil
+	return c.caller().Claim(ctx, thread, item)
 }
 
 func (c *cli) release(ctx context.Context, args []string, thread, session string) error {
@@ -401,14 +334,7 @@ func (c *cli) release(ctx context.Context, args []string, thread, session string
 	if err != nil {
 		return err
 	}
-	if session != "" {
-		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseForReply] {
-			return wire.ReleaseFor{Me: me, Thread: thread, Item: item, Session: session}
-		}, func(r wire.ReleaseForReply) string { return r.Text })
-	}
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
-		return wire.Release{Me: me, Thread: thread, Item: item}
-	}, func(r wire.ReleaseReply) string { return r.Text })
+	return c.caller().Release(ctx, thread, item, session)
 }
 
 func (c *cli) stepDone(ctx context.Context, args []string) error {

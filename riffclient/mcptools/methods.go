@@ -2,16 +2,11 @@ package mcptools
 
 import (
 	"context"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/riffclient"
-	"github.com/como-technologies/riff/riffclient/render"
-	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/selector"
-	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // The inputs of the tools. A field with omitempty is optional; the
@@ -69,252 +64,98 @@ type (
 
 // Whoami shows the session, its URI, the state of the riff and the build.
 func (t *Tools) Whoami(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		me, err := t.Me(ctx)
-		if err != nil {
-			return err
-		}
-		r, err := riffclient.Send(ctx, t.o.Client, wire.Whoami{Me: me})
-		if err != nil {
-			return err
-		}
-		render.Whoami(p, me, r, t.o.Client.Build())
-		return nil
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Whoami(ctx) })
 }
 
 // Who lists the sessions of the riff.
 func (t *Tools) Who(ctx context.Context, _ *mcp.CallToolRequest, in WhoInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		r, err := send(ctx, t, func(me name.SessionURI) wire.Call[wire.WhoReply] { return wire.Who{Me: me, All: in.All} })
-		if err != nil {
-			return err
-		}
-		render.Who(p, r, in.Long, t.o.Client.Build())
-		return nil
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Who(ctx, in.Long, in.All) })
 }
 
 // Threads lists the threads of the session.
 func (t *Tools) Threads(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		r, err := send(ctx, t, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
-		if err != nil {
-			return err
-		}
-		render.Threads(p, r)
-		return nil
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Threads(ctx) })
 }
 
 // Read reads one page of each thread (of in.Thread, when set), after
 // in.After with in.All. A page with more messages after it ends with the
 // line that says how to read on.
 func (t *Tools) Read(ctx context.Context, _ *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		r, err := send(ctx, t, func(me name.SessionURI) wire.Call[wire.ReadReply] {
-			return wire.Read{Me: me, Thread: in.Thread, All: in.All, After: in.After}
-		})
-		if err != nil {
-			return err
-		}
-		render.Read(p, r, t.o.Client.Check, true)
-		return nil
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error {
+		return c.Read(ctx, in.Thread, in.All, in.After, true)
 	})
 }
 
-// Post posts to a thread, through the one path of a post
-// (riffclient.Post signs it in a riff with sign-in).
+// Post posts to a thread; a kind of none is a message.
 func (t *Tools) Post(ctx context.Context, _ *mcp.CallToolRequest, in PostInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		kind := in.Kind
-		if kind == "" {
-			kind = string(record.MessagePlain)
-		}
-		k, err := record.ParseMessageKind(kind)
-		if err != nil {
-			return inputf("riff post: --kind is message, note or status, not %q", kind)
-		}
-		sels, err := selector.ParseList(in.To)
-		if err != nil {
-			return inputf("riff post: --to: %s", strings.TrimPrefix(err.Error(), "selector: "))
-		}
-		if in.Text == "" && k != record.MessageStatus {
-			return inputf("riff post needs a TEXT")
-		}
-		return t.post(ctx, p, func(me name.SessionURI) wire.Post {
-			return wire.Post{Me: me, Thread: in.Thread, To: sels, Kind: k, Body: in.Text}
-		})
+	kind := in.Kind
+	if kind == "" {
+		kind = string(record.MessagePlain)
+	}
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error {
+		return c.Post(ctx, in.Thread, in.To, kind, in.Text)
 	})
 }
 
 // Tell sends a direct message to one session, or to the lead.
 func (t *Tools) Tell(ctx context.Context, _ *mcp.CallToolRequest, in TellInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		return t.post(ctx, p, func(me name.SessionURI) wire.Post { return wire.Post{Me: me, Tell: in.To, Body: in.Text} })
-	})
-}
-
-// post sends the post that newPost makes for the session, and prints its
-// reply.
-func (t *Tools) post(ctx context.Context, p *render.Printer, newPost func(me name.SessionURI) wire.Post) error {
-	me, err := t.Me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := riffclient.Post(ctx, t.o.Client, newPost(me))
-	if err != nil {
-		return err
-	}
-	render.Posted(p, r)
-	return nil
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Tell(ctx, in.To, in.Text) })
 }
 
 // Status sets the status of the session.
 func (t *Tools) Status(ctx context.Context, _ *mcp.CallToolRequest, in TextInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		if in.Text == "" {
-			return inputf("riff status needs a TEXT")
-		}
-		return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Status{Me: me, Text: in.Text} }, textOf)
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Status(ctx, in.Text) })
 }
 
 // Blocked says that the session cannot go on with no decision of a
-// person; riffclient.Blocked signs the message to the lead in a riff
-// with sign-in.
+// person.
 func (t *Tools) Blocked(ctx context.Context, _ *mcp.CallToolRequest, in BlockedInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		if in.Reason == "" {
-			return inputf("riff blocked needs a TEXT")
-		}
-		me, err := t.Me(ctx)
-		if err != nil {
-			return err
-		}
-		r, err := riffclient.Blocked(ctx, t.o.Client, wire.Blocked{Me: me, Reason: in.Reason})
-		if err != nil {
-			return err
-		}
-		p.Reply(r.Text)
-		return nil
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Blocked(ctx, in.Reason) })
 }
 
 // Claim claims a work item.
 func (t *Tools) Claim(ctx context.Context, _ *mcp.CallToolRequest, in ItemInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		it, err := item(in.Item, "claim")
-		if err != nil {
-			return err
-		}
-		r, err := send(ctx, t, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
-			return wire.Claim{Me: me, Thread: in.Thread, Item: it}
-		})
-		if err != nil {
-			return err
-		}
-		render.Claimed(p, r)
-		return nil
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Claim(ctx, in.Thread, in.Item) })
 }
 
 // Release releases a claim of the session.
 func (t *Tools) Release(ctx context.Context, _ *mcp.CallToolRequest, in ItemInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		it, err := item(in.Item, "release")
-		if err != nil {
-			return err
-		}
-		return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
-			return wire.Release{Me: me, Thread: in.Thread, Item: it}
-		}, func(r wire.ReleaseReply) string { return r.Text })
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Release(ctx, in.Thread, in.Item, "") })
 }
 
 // Hold keeps a work item from the workers, with a reason (a lead).
 func (t *Tools) Hold(ctx context.Context, _ *mcp.CallToolRequest, in HoldInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		it, err := item(in.Item, "plan hold")
-		if err != nil {
-			return err
-		}
-		return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.TextReply] {
-			return wire.Hold{Me: me, Thread: in.Thread, Item: it, Reason: in.Reason}
-		}, textOf)
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Hold(ctx, in.Thread, in.Item, in.Reason) })
 }
 
 // Free ends the hold of a work item (a lead).
 func (t *Tools) Free(ctx context.Context, _ *mcp.CallToolRequest, in ItemInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		it, err := item(in.Item, "plan free")
-		if err != nil {
-			return err
-		}
-		return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.TextReply] {
-			return wire.Free{Me: me, Thread: in.Thread, Item: it}
-		}, textOf)
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Free(ctx, in.Thread, in.Item) })
 }
 
 // Pause pauses the repository of the session, the riff, or another
 // repository.
 func (t *Tools) Pause(ctx context.Context, _ *mcp.CallToolRequest, in PauseInput) (*mcp.CallToolResult, any, error) {
-	return t.pause(ctx, in, true)
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Pause(ctx, true, in.Riff, in.Repo) })
 }
 
 // Resume resumes what Pause paused.
 func (t *Tools) Resume(ctx context.Context, _ *mcp.CallToolRequest, in PauseInput) (*mcp.CallToolResult, any, error) {
-	return t.pause(ctx, in, false)
-}
-
-func (t *Tools) pause(ctx context.Context, in PauseInput, pause bool) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
-		cmd := "resume"
-		if pause {
-			cmd = "pause"
-		}
-		if in.Riff && in.Repo != "" {
-			return inputf("riff %s takes --riff or --repo, not both", cmd)
-		}
-		var repo name.Repo
-		if in.Repo != "" {
-			var err error
-			if repo, err = name.ParseRepo(in.Repo); err != nil || !repo.InGit() {
-				return inputf("riff %s: --repo is OWNER/REPO, not %q", cmd, in.Repo)
-			}
-		}
-		return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.PauseReply] {
-			if pause {
-				return wire.Pause{Me: me, Riff: in.Riff, Repository: repo}
-			}
-			return wire.Resume{Me: me, Riff: in.Riff, Repository: repo}
-		}, func(r wire.PauseReply) string { return r.Text })
-	})
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return c.Pause(ctx, false, in.Riff, in.Repo) })
 }
 
 // Notes reads the notes of the lead, or with a text writes them.
 func (t *Tools) Notes(ctx context.Context, _ *mcp.CallToolRequest, in NotesInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error {
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error {
 		if in.Text != nil {
-			return reply(ctx, t, p, func(me name.SessionURI) wire.Call[wire.TextReply] {
-				return wire.SetNotes{Me: me, Thread: in.Thread, Text: *in.Text}
-			}, textOf)
+			return c.SetNotes(ctx, in.Thread, *in.Text)
 		}
-		r, err := send(ctx, t, func(me name.SessionURI) wire.Call[wire.NotesReply] {
-			return wire.Notes{Me: me, Thread: in.Thread, History: in.History}
-		})
-		if err != nil {
-			return err
-		}
-		render.Notes(p, r, in.History)
-		return nil
+		return c.Notes(ctx, in.Thread, "", in.History)
 	})
 }
 
 // Move tells the riff the new place of the session; the later tools act
 // from there.
 func (t *Tools) Move(ctx context.Context, _ *mcp.CallToolRequest, in MoveInput) (*mcp.CallToolResult, any, error) {
-	return t.result(ctx, func(ctx context.Context, p *render.Printer) error { return t.move(ctx, p, in.Worktree) })
+	return t.result(ctx, func(ctx context.Context, c commands.Caller) error { return t.move(ctx, c, in.Worktree) })
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -74,21 +74,11 @@ func (t *Tools) Me(ctx context.Context) (name.SessionURI, error) {
 	return t.o.Me(ctx, t.Place())
 }
 
-// inputError is a bad input of a tool. Its text names what was wrong, in
-// the words of the riff command of the same name.
-type inputError struct{ msg string }
-
-func (e *inputError) Error() string { return e.msg }
-
-func inputf(format string, args ...any) error {
-	return &inputError{msg: fmt.Sprintf(format, args...)}
-}
-
 // result runs do as a tool: the text that it prints is the result; an
 // error is a tool error, after the text that do printed.
-func (t *Tools) result(ctx context.Context, do func(ctx context.Context, p *render.Printer) error) (*mcp.CallToolResult, any, error) {
+func (t *Tools) result(ctx context.Context, do func(ctx context.Context, c commands.Caller) error) (*mcp.CallToolResult, any, error) {
 	var out bytes.Buffer
-	err := do(ctx, render.NewPrinter(&out, render.Options{Zone: t.o.Zone}))
+	err := do(ctx, commands.Caller{Client: t.o.Client, Me: t.Me, Out: render.NewPrinter(&out, render.Options{Zone: t.o.Zone})})
 	if err != nil {
 		text := strings.TrimRight(out.String()+t.errorText(err), "\n")
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
@@ -108,13 +98,13 @@ func (t *Tools) errorText(err error) string {
 		return text
 	}
 	var refused *wire.Refused
-	var input *inputError
+	var input *commands.InputError
 	var mismatch *riffclient.MismatchError
 	switch {
 	case errors.As(err, &refused):
 		return render.Clean(refused.Reason)
 	case errors.As(err, &input):
-		return render.Clean(input.msg)
+		return render.Clean(input.Msg)
 	case errors.As(err, &mismatch):
 		return render.Clean(mismatch.Text)
 	case errors.Is(err, context.Canceled):
@@ -135,43 +125,11 @@ func (t *Tools) words(err error) string {
 	return render.UnusableReply(t.o.Client.Server().String())
 }
 
-// send sends the call that newCall makes for the session at its place.
-func send[R any](ctx context.Context, t *Tools, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
-	me, err := t.Me(ctx)
-	if err != nil {
-		var none R
-		return none, err
-	}
-	return riffclient.Send(ctx, t.o.Client, newCall(me))
-}
-
-// reply sends the call that newCall makes, and prints the text of its
-// reply.
-func reply[R any](ctx context.Context, t *Tools, p *render.Printer, newCall func(me name.SessionURI) wire.Call[R], text func(R) string) error {
-	r, err := send(ctx, t, newCall)
-	if err != nil {
-		return err
-	}
-	p.Reply(text(r))
-	return nil
-}
-
-func textOf(r wire.TextReply) string { return r.Text }
-
-// item reads the ITEM of the command cmd.
-func item(s, cmd string) (name.Item, error) {
-	it, err := name.ParseItem(s)
-	if err != nil {
-		return "", inputf("riff %s: %s", cmd, err)
-	}
-	return it, nil
-}
-
 // move tells the server the place of the directory worktree, and makes
 // it the place of the session: of the later tools and of Moved.
-func (t *Tools) move(ctx context.Context, p *render.Printer, worktree string) error {
+func (t *Tools) move(ctx context.Context, c commands.Caller, worktree string) error {
 	if worktree == "" {
-		return inputf("move needs the directory of the new place")
+		return commands.Inputf("move needs the directory of the new place")
 	}
 	dir := worktree
 	if !filepath.IsAbs(dir) {
@@ -196,6 +154,6 @@ func (t *Tools) move(ctx context.Context, p *render.Printer, worktree string) er
 	if t.o.Moved != nil {
 		t.o.Moved(me, dir)
 	}
-	render.Moved(p, me, r)
+	render.Moved(c.Out, me, r)
 	return nil
 }
