@@ -47,6 +47,7 @@
 // # The packages beside it
 //
 // riffclient/render holds the texts of the replies for a person and for
-// an agent; riffclient/mcptools holds the tools of an agent session over
-// MCP. A program that imports riffclient alone builds neither.
+// an agent; riffclient/commands what each command of riff that makes one
+// call does; riffclient/mcptools the tools of an agent session over MCP.
+// A program that imports riffclient alone builds none of them.
 package riffclient

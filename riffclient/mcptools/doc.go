@@ -1,7 +1,8 @@
 // Package mcptools holds the tools of an agent session: the riff tools
 // that an agent tool (Claude Code) calls over MCP, as typed methods over
-// a riffclient.Client. Each method sends its call with riffclient and
-// gives the text that riff prints for the same command (riffclient/render),
+// a riffclient.Client. Each method runs what the riff command of its name
+// runs after its parser (riffclient/commands) and gives the text that riff
+// prints for it (riffclient/render),
 // with no color and each line whole; a refusal of the server is a tool
 // error whose text is its reason.
 //
