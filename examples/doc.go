@@ -7,6 +7,12 @@
 //     MakeRiff and NewHandler behind the program's own HTTP server. Its test
 //     claims over HTTP, stops, opens the same directory again and finds
 //     the claim.
+//   - signedin calls a riff with sign-in as the person of this machine,
+//     with the sign-in that riff login stored: riffclient/signin.Open on
+//     the folder of riffclient/local.StateDir, a client whose Auth is the
+//     Machine, riffclient/place.Name, then whoami, a signed post in chat
+//     and its read back, verified. Its test is in cmd/riff (it needs
+//     riff login, riff-server and the test provider of cmd/internal).
 //   - statetool runs commands on riffstate alone (riffstate.New,
 //     riffstate.Run, then View.Who): no server, no log, no clock. Its
 //     Example prints the rows of who.

@@ -11,11 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
-	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/local"
+	"github.com/como-technologies/riff/riffclient/place"
 	"github.com/como-technologies/riff/riffclient/render"
+	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -50,6 +51,10 @@ type system struct {
 	terminal func(io.Writer) (bool, int)
 	// client sets the options of the client; tests shorten the budget.
 	client func(*riffclient.Options)
+	// localRiff is the URL of the riff of this machine in riff server;
+	// "" is riffclient.DefaultServer. The tests set it, so that a
+	// riff-server of the machine does not change their output.
+	localRiff string
 }
 
 // environOf gives the env vars of the process, or none.
@@ -135,18 +140,19 @@ func (c *cli) finish(err error) int {
 // words gives the text of an error for a person: the words of
 // riffclient/render for the errors of a call, else of riff's own.
 func (c *cli) words(err error) string {
-	if text, ok := render.ErrorWords(err); ok {
-		return text
-	}
-	var where *whereError
-	var gitErr *gitError
+	var where *place.WhereError
+	var gitErr *place.GitError
 	var known *knownError
 	switch {
 	case errors.As(err, &where):
 		return where.Error()
 	case errors.As(err, &gitErr):
-		return gitErr.Error()
-	case errors.As(err, &known):
+		return clean(gitErr.Error())
+	}
+	if text, ok := render.ErrorWords(err); ok {
+		return text
+	}
+	if errors.As(err, &known) {
 		return clean(known.Error())
 	}
 	server := riffclient.DefaultServer
@@ -228,7 +234,7 @@ func (c *cli) setup() error {
 }
 
 // auth gives the Auth of the client: the sign-in of this machine when it
-// keeps one for the server (also one that ended, so that each command
+// stores one for the server (also one that ended, so that each command
 // says so), else none: a client with no Auth sends no token and checks
 // no signature, as a riff with no sign-in wants.
 func (c *cli) auth() riffclient.Auth {
@@ -242,7 +248,7 @@ func (c *cli) auth() riffclient.Auth {
 // a client of the token path made from opts. With no local folder riff
 // has no sign-in, and the command goes on with no token.
 func (c *cli) openSignIn(u *url.URL, opts riffclient.Options) *signin.Machine {
-	dir, err := localKeptDir(c.env)
+	dir, err := local.StateDir(c.env)
 	if err != nil {
 		return nil
 	}
@@ -302,79 +308,34 @@ func (c *cli) me(ctx context.Context) (name.SessionURI, error) {
 }
 
 // meAt gives the URI of the caller at the place of dir: the session of
-// session, else the person. A hook of an agent tool names both in its
-// input.
+// session, else the person (place.Name). A hook of an agent tool names
+// both in its input.
 func (c *cli) meAt(ctx context.Context, dir, session string) (name.SessionURI, error) {
-	user, err := c.user()
-	if err != nil {
-		return name.SessionURI{}, err
+	u, err := place.Name(ctx, c.placeOptions(dir, session))
+	var pe *place.Error
+	if errors.As(err, &pe) {
+		return name.SessionURI{}, knownf("%s", pe.Msg)
 	}
-	host := c.env("RIFF_HOST")
-	if host == "" {
-		h, err := c.hostname()
-		if err != nil {
-			return name.SessionURI{}, knownf("riff cannot read the name of this host. Set RIFF_HOST to it")
-		}
-		host = h
-	}
-	host, _, _ = strings.Cut(host, ".")
-	if name.CheckHost(host) != nil {
-		host = safeWord(host)
-	}
-	p, err := findPlace(ctx, dir)
-	if err != nil {
-		return name.SessionURI{}, err
-	}
-	u := name.SessionURI{User: user, Host: host, Worktree: p.worktree}
-	if session != "" {
-		if err := name.CheckSessionID(session); err != nil {
-			return name.SessionURI{}, knownf("the session ID %q is not a session ID: %s", session, err)
-		}
-		u.Session = session
-		u.Repo = p.repo
-		return u, nil
-	}
-	if p.repo.InGit() {
-		u.Repo = p.repo
-	} else {
-		u.Worktree = ""
-	}
-	return u, nil
+	return u, err
 }
 
-// user gives the user name of the caller: $USER, else $LOGNAME, else the
-// account of the process, the first that a URI can hold. Many containers
-// and services set neither variable. With none, riff refuses to guess.
-//
-// With a sign-in of this machine for the riff, the user is the USER of
-// the sign-in: the riff knows the person by it.
-func (c *cli) user() (string, error) {
-	if m := c.signin; m != nil {
-		if k, ok, err := m.Kept(); err == nil && ok && !k.Ended && name.CheckUser(k.User) == nil {
-			return k.User, nil
+// placeOptions gives what names the caller at dir: the process, and the
+// USER of the stored sign-in of this machine for the riff.
+func (c *cli) placeOptions(dir, session string) place.Options {
+	o := place.Options{Dir: dir, Session: session, Getenv: c.env, Hostname: c.hostname, Account: c.account}
+	if c.signin != nil {
+		if k, ok, err := c.signin.Stored(); err == nil && ok && !k.Ended {
+			o.SignedIn = k.User
 		}
 	}
-	userVar, logname := c.env("USER"), c.env("LOGNAME")
-	account := ""
-	if c.account != nil {
-		if a, err := c.account(); err == nil {
-			account = a
-		}
-	}
-	for _, u := range []string{userVar, logname, account} {
-		if name.CheckUser(u) == nil {
-			return u, nil
-		}
-	}
-	return "", knownf("riff cannot tell who you are: $USER is %q, $LOGNAME is %q and the account of this process is %q. Set USER to your user name",
-		userVar, logname, account)
+	return o
 }
+
+// workDir gives the working directory, or the error that it was removed.
+func (s *system) workDir() (string, error) { return place.WorkDir(s.getwd, s.env) }
 
 // serverURL gives the URL of the server as the person named it.
 func (c *cli) serverURL() *url.URL { return c.client.Server() }
-
-// localKeptDir is the folder of the sign-in of this machine.
-func localKeptDir(env func(string) string) (string, error) { return local.KeptDir(env) }
 
 // lostSignIn gives the text of a fault of the sign-in of this machine
 // for a person or a session (docs/login.md, "A lost sign-in"), and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -78,6 +79,16 @@ func builtBinary(pkg, version string) (string, error) {
 		if version != "" {
 			args = append(args, "-ldflags", "-X main.version="+version)
 		}
+		if filepath.Base(pkg) == "riff" {
+			// riff as the test build: it takes the options of a test
+			// from the env (testOverlay).
+			overlay, err := testOverlay(b.dir)
+			if err != nil {
+				b.err = err
+				return
+			}
+			args = append(args, "-overlay", overlay)
+		}
 		cmd := exec.Command("go", append(args, pkg)...)
 		cmd.Dir = ".."
 		if msg, err := cmd.CombinedOutput(); err != nil {
@@ -123,4 +134,35 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return dst.Close()
+}
+
+// testBuildReplace names each file of riff that the test build replaces
+// with its twin under testdata/testbuild: the twin reads the hooks of the
+// tests from the env; the file of the product reads none.
+var testBuildReplace = []string{"testhooks.go"}
+
+// testOverlay writes the overlay of the test build of riff into dir
+// (go build -overlay) and gives its path.
+func testOverlay(dir string) (string, error) {
+	replace := map[string]string{}
+	for _, file := range testBuildReplace {
+		product, err := filepath.Abs(file)
+		if err != nil {
+			return "", err
+		}
+		test, err := filepath.Abs(filepath.Join("testdata", "testbuild", file))
+		if err != nil {
+			return "", err
+		}
+		replace[product] = test
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(path, overlay, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
 }

@@ -119,7 +119,7 @@ func testPipe(t *testing.T, bin string) {
 	}
 	for _, step := range steps {
 		args := replaceArg(replaceArg(step.args, "NOTES2", notes2), "NOTES", notes)
-		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + server}, args...)
+		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{testLocalEnv + "=" + server}, args...)
 		if code != step.code {
 			t.Errorf("riff %s: exit %d, stderr %q; want exit %d", strings.Join(step.args, " "), code, stderr, step.code)
 		}
@@ -169,7 +169,7 @@ func testNoUserEnv(t *testing.T, bin string) {
 	if err != nil {
 		t.Skipf("the account of the test has no name: %v", err)
 	}
-	minimal := []string{"PATH=" + os.Getenv("PATH"), "RIFF_SERVER=" + srv.url(), "RIFF_HOST=pangolin", envTestLocal + "=http://127.0.0.1:1"}
+	minimal := []string{"PATH=" + os.Getenv("PATH"), "RIFF_SERVER=" + srv.url(), "RIFF_HOST=pangolin", testLocalEnv + "=http://127.0.0.1:1"}
 	run := func(extra ...string) (string, string, int) {
 		cmd := exec.Command(filepath.Join(bin, "riff"), "--color", "never", "whoami")
 		cmd.Dir = repo
@@ -236,7 +236,7 @@ func testTerminal(t *testing.T, bin string) {
 		script := filepath.Join(t.TempDir(), "run.sh")
 		var env strings.Builder
 		for _, kv := range []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "USER=mike", "RIFF_HOST=pangolin",
-			"RIFF_SERVER=" + server, "RIFF_SESSION=" + session, envTestLocal + "=http://127.0.0.1:1"} {
+			"RIFF_SERVER=" + server, "RIFF_SESSION=" + session, testLocalEnv + "=http://127.0.0.1:1"} {
 			k, v, _ := strings.Cut(kv, "=")
 			fmt.Fprintf(&env, "export %s=%s\n", k, shellQuote(v))
 		}

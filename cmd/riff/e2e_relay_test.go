@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/local"
 )
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests

@@ -166,15 +166,15 @@ func reuseRefresh(t *testing.T, s *riffServer, home string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(data, &kept); err != nil {
+	if err := json.Unmarshal(data, &stored); err != nil {
 		t.Fatal(err)
 	}
-	refresh := kept.Servers[s.url()].Refresh
+	refresh := stored.Servers[s.url()].Refresh
 	pemKey, err := os.ReadFile(filepath.Join(home, "state", "signin", "key"))
 	if err != nil {
 		t.Fatal(err)
@@ -243,16 +243,16 @@ func TestGivenARelayWhenItsSignInEndsThenEachToolSaysSoUntilRiffLoginAndThenWork
 	}
 	// No log line holds a token, a key or an email.
 	tokens, _ := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Access  string `json:"access_token"`
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(tokens, &kept); err != nil {
+	if err := json.Unmarshal(tokens, &stored); err != nil {
 		t.Fatal(err)
 	}
-	k := kept.Servers[s.url()]
+	k := stored.Servers[s.url()]
 	for _, mark := range []string{k.Access, k.Refresh, "mike@example.com", "PRIVATE KEY"} {
 		if mark != "" && strings.Contains(stderr.String(), mark) {
 			t.Errorf("a log line of riff relay mcp holds %q", mark)

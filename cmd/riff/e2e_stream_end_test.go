@@ -94,7 +94,7 @@ func TestGivenATailWhenItsAccessTokenExpiresThenRiffTailOpensItAgainWithTheRenew
 	bob := newTeamMachine(t, bin, s.url(), "heron", &script)
 	mike.ok("invite", "bob@example.com")
 	bob.signIn(ctx, p, "bob@example.com", "bob")
-	before := keptTokens(t, bob.home, s.url())
+	before := storedTokens(t, bob.home, s.url())
 
 	open := filepath.Join(t.TempDir(), "open")
 	if err := os.WriteFile(open, nil, 0o600); err != nil {
@@ -108,7 +108,7 @@ func TestGivenATailWhenItsAccessTokenExpiresThenRiffTailOpensItAgainWithTheRenew
 	// The tail renews its token when the server ends the stream at its
 	// expiry: the kept refresh token changes.
 	deadline := time.Now().Add(30 * time.Second)
-	for keptTokens(t, bob.home, s.url())[1] == before[1] {
+	for storedTokens(t, bob.home, s.url())[1] == before[1] {
 		if time.Now().After(deadline) {
 			t.Fatalf("riff tail renewed no token in 30 s with an access life of %s", life)
 		}

@@ -42,26 +42,26 @@ func deviceLoginAt(t *testing.T, ctx context.Context, bin string, p *oidcfake.Pr
 	return stdout
 }
 
-// keptTokens gives the access and refresh tokens that the machine home
-// keeps for the riff at server.
-func keptTokens(t *testing.T, home, server string) []string {
+// storedTokens gives the access and refresh tokens that the machine home
+// stores for the riff at server.
+func storedTokens(t *testing.T, home, server string) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(home, "state", "signin", "tokens.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept struct {
+	var stored struct {
 		Servers map[string]struct {
 			Access  string `json:"access_token"`
 			Refresh string `json:"refresh_token"`
 		} `json:"servers"`
 	}
-	if err := json.Unmarshal(data, &kept); err != nil {
+	if err := json.Unmarshal(data, &stored); err != nil {
 		t.Fatal(err)
 	}
-	k := kept.Servers[server]
+	k := stored.Servers[server]
 	if k.Refresh == "" {
-		t.Fatalf("the machine keeps no refresh token for %s:\n%s", server, data)
+		t.Fatalf("the machine stores no refresh token for %s:\n%s", server, data)
 	}
 	return []string{k.Access, k.Refresh}
 }
@@ -122,17 +122,17 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	refreshedBy := func(before []string) []string {
 		t.Helper()
 		// riff renews the token after three quarters of its life: the
-		// test runs whoami until the machine keeps a new refresh token.
-		for deadline := time.Now().Add(3 * life); keptTokens(t, mike, s.url())[1] == before[1]; {
+		// test runs whoami until the machine stores a new refresh token.
+		for deadline := time.Now().Add(3 * life); storedTokens(t, mike, s.url())[1] == before[1]; {
 			if time.Now().After(deadline) {
-				t.Fatalf("riff kept the same refresh token %v after the access token's life of %v: no refresh", 3*life, life)
+				t.Fatalf("riff stored the same refresh token %v after the access token's life of %v: no refresh", 3*life, life)
 			}
 			time.Sleep(100 * time.Millisecond)
 			must(mike, "whoami")
 		}
-		return keptTokens(t, mike, s.url())
+		return storedTokens(t, mike, s.url())
 	}
-	before := keptTokens(t, mike, s.url())
+	before := storedTokens(t, mike, s.url())
 	after := refreshedBy(before)
 	// kill -9 at once: signins.json may hold the generation before it.
 	s.kill()
@@ -141,7 +141,9 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 		t.Errorf("mike's whoami after the kill:\n%s", out)
 	}
 	refreshedBy(after)
-	// The watch went on through the kill and the restart.
+	// The watch went on through the kill and the restart: once it is
+	// back (it tries again every 5 s), a tell wakes it.
+	watch.waitErr("(back)")
 	must(mike, "tell", "b7d0", "marked-body-7f3e and #41?")
 	watch.waitOut("(message 2)\n")
 	watch.stop()
@@ -153,8 +155,8 @@ func TestGivenTwoPeopleSignedInWhenOnePostsAndTheServerIsKilledAfterARefreshThen
 	lines := s.log.String()
 	marks := append([]string{"mike@example.com", "ann@example.com", "marked-body-7f3e"}, before...)
 	marks = append(marks, after...)
-	marks = append(marks, keptTokens(t, mike, s.url())...)
-	marks = append(marks, keptTokens(t, ann, s.url())...)
+	marks = append(marks, storedTokens(t, mike, s.url())...)
+	marks = append(marks, storedTokens(t, ann, s.url())...)
 	for _, mark := range marks {
 		if mark != "" && strings.Contains(lines, mark) {
 			t.Errorf("a line of riff-server holds %q:\n%s", mark, lines)

@@ -42,7 +42,7 @@ func newTeamMachine(t *testing.T, bin, server, host string, script *strings.Buil
 // its file), and the riff of this machine at an address with no riff.
 func (m *teamMachine) env() []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + m.home, "RIFF_HOME=" + m.home, "RIFF_SERVER=" + m.server,
-		"RIFF_HOST=" + m.host, envTestLocal + "=http://127.0.0.1:1"}
+		"RIFF_HOST=" + m.host, testLocalEnv + "=http://127.0.0.1:1"}
 }
 
 // riff runs one command on the machine through a pipe: each output is

@@ -141,7 +141,7 @@ func testScenario(t *testing.T, bin string, srv *riffServer, color, local, dir s
 			registerWorker(t, server, step.session)
 		}
 		args := append([]string{"--color", color}, replaceArg(step.args, "NOTES", notes)...)
-		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{envTestLocal + "=" + local}, args...)
+		stdout, stderr, code := runRiffEnv(t, bin, repo, server, step.session, []string{testLocalEnv + "=" + local}, args...)
 		shown := replaceArg(args, notes, "NOTES")
 		if step.session != "" {
 			shown = append([]string{"RIFF_SESSION=" + step.session}, shown...)
@@ -244,7 +244,7 @@ func testClient(t *testing.T, server string) *riffclient.Client {
 // riff-server of the machine does not change the output.
 func riffEnv(server, session string) []string {
 	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session,
-		envTestLocal+"=http://127.0.0.1:1")
+		testLocalEnv+"=http://127.0.0.1:1")
 }
 
 // runRiff runs the riff binary in dir as session ("" is the person), and
@@ -410,3 +410,7 @@ func waitServes(t *testing.T, server string) {
 	}
 	t.Fatalf("riff-server at %s did not serve in 30 s", server)
 }
+
+// testLocalEnv names the riff of this machine for riff server in a
+// test build of riff (testdata/testbuild/testhooks.go).
+const testLocalEnv = "RIFF_TEST_LOCAL"

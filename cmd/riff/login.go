@@ -5,19 +5,13 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"net/http"
 	"os/exec"
 	"runtime"
 	"strings"
-	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/signin"
-	"github.com/como-technologies/riff/riffclient"
-	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffclient/local"
+	"github.com/como-technologies/riff/riffclient/signin"
 )
-
-// loginWait is the longest wait of riff login for the person.
-const loginWait = 10 * time.Minute
 
 // loginCommand is riff login, under Get started.
 func loginCommand() command {
@@ -50,43 +44,19 @@ func (c *cli) login(ctx context.Context, args []string, device bool) error {
 		return err
 	}
 	if c.signin == nil {
-		_, err := localKeptDir(c.env)
+		_, err := local.StateDir(c.env)
 		return knownf("riff cannot keep a sign-in on this machine: %s", err)
 	}
-	provider, err := riffclient.SendProved(ctx, c.client, wire.SignInProvider{}, nil, "")
-	if err != nil {
-		return err
-	}
-	if !provider.SignIn {
+	open, display := c.browser()
+	k, err := c.signin.Login(ctx, signin.LoginOptions{Device: device || !display, Out: c.stdout, Open: open})
+	var provider *signin.ProviderError
+	switch {
+	case errors.Is(err, signin.ErrNoSignIn):
 		c.out.Textf("The riff at %s has no sign-in: riff works with it as it is.", c.serverURL())
 		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, loginWait)
-	defer cancel()
-	hc := &http.Client{Timeout: 30 * time.Second}
-	ends, err := signin.Discover(ctx, hc, provider.Issuer)
-	if err != nil {
-		return knownf("%s", err)
-	}
-	open, display := c.browser()
-	flow := signin.Flow{Provider: provider, Endpoints: ends, HTTP: hc, Out: c.stdout, Open: open}
-	var id string
-	if device || !display {
-		id, err = flow.Device(ctx)
-	} else {
-		id, err = flow.Browser(ctx)
-	}
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return knownf("riff login waited %s for the sign-in. Run riff login again", loginWait)
-		}
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return knownf("%s", err)
-	}
-	k, err := c.signin.SignIn(ctx, id)
-	if err != nil {
+	case errors.As(err, &provider):
+		return knownf("%s", provider.Err)
+	case err != nil:
 		return err
 	}
 	who := k.User

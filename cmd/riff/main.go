@@ -2,8 +2,10 @@
 // talks to riff-server with riffclient and shows the replies as the
 // guide shows them.
 //
-// It holds flags, identity (the user, the host and the place from git)
-// and output only. It decides no rule of the riff: the server does.
+// It holds flags and output only: the naming of the caller is
+// riffclient/place, the sign-in of the machine riffclient/signin, the
+// local folder riffclient/local. It decides no rule of the riff: the
+// server does.
 package main
 
 import (
@@ -50,6 +52,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdin io.R
 		now:      time.Now,
 		terminal: isTerminal,
 	}
+	testHooks(s)
 	return s.run(ctx, args)
 }
 

@@ -193,7 +193,7 @@ func inProcess(dir, server string) runner {
 		t.Helper()
 		b, _ := build.ParseBuild(testBuild)
 		// Port 1 has no riff: riff server shows no riff of this machine.
-		env := map[string]string{"USER": "mike", "RIFF_SERVER": server, "PWD": dir, envTestLocal: "http://127.0.0.1:1"}
+		env := map[string]string{"USER": "mike", "RIFF_SERVER": server, "PWD": dir, testLocalEnv: "http://127.0.0.1:1"}
 		for k, v := range g.env {
 			env[k] = v
 		}
@@ -210,6 +210,8 @@ func inProcess(dir, server string) runner {
 			now:      func() time.Time { return time.Date(2026, 9, 27, 14, 0, 0, 0, time.UTC) },
 			terminal: func(io.Writer) (bool, int) { return false, 0 },
 			client:   func(o *riffclient.Options) { o.Budget = 2 * time.Second },
+			// The option that a binary of the tests takes from the env.
+			localRiff: env[testLocalEnv],
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -305,14 +307,14 @@ func TestGoldenFake(t *testing.T) {
 				other := httptest.NewServer(&fakeServer{t: t, build: testBuild})
 				defer other.Close()
 				local = other.URL
-				g.env = map[string]string{envTestLocal: local}
+				g.env = map[string]string{testLocalEnv: local}
 			case "same":
 				// The riff that riff uses is the fake server under the
 				// name localhost, and the riff of this machine is the
 				// same server under 127.0.0.1: it answers, so a line
 				// local would show if riff took them for two riffs.
 				port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
-				g.env = map[string]string{"RIFF_SERVER": "localhost:" + port, envTestLocal: srv.URL}
+				g.env = map[string]string{"RIFF_SERVER": "localhost:" + port, testLocalEnv: srv.URL}
 				local = "http://localhost:" + port
 			}
 			run := inProcess(dir, srv.URL)

@@ -249,7 +249,7 @@ func (c *cli) passOwner(ctx context.Context, email string) error {
 // email of the sign-in of this machine, else USER.
 func (c *cli) passer(me name.SessionURI) string {
 	if c.signin != nil {
-		if k, ok, err := c.signin.Kept(); err == nil && ok && k.Email != "" {
+		if k, ok, err := c.signin.Stored(); err == nil && ok && k.Email != "" {
 			return fmt.Sprintf("%s (%s)", me.User, k.Email)
 		}
 	}

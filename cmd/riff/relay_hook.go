@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )

@@ -11,9 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/mcptools"
+	"github.com/como-technologies/riff/riffclient/place"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -128,7 +129,7 @@ func isTrue(v string) bool {
 // dir, or the error of the guide when dir was removed.
 func (c *cli) sessionAt(ctx context.Context, dir string) (name.SessionURI, error) {
 	if _, err := os.Stat(dir); err != nil {
-		return name.SessionURI{}, &whereError{dir: dir}
+		return name.SessionURI{}, &place.WhereError{Dir: dir}
 	}
 	return c.meAt(ctx, dir, c.g.session)
 }

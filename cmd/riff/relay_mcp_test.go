@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/mem"

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/local"
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/riff/internal/signin"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
+	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -19,11 +19,11 @@ func (c *cli) signInFact(ctx context.Context, m *signin.Machine, client *riffcli
 	if m == nil {
 		return render.NoSignIn()
 	}
-	k, ok, err := m.Kept()
+	k, ok, err := m.Stored()
 	if err != nil || !ok || k.Ended {
 		return render.NoSignIn()
 	}
-	// A sign-in kept for a riff that has none now (it started again with
+	// A sign-in stored for a riff that has none now (it started again with
 	// no provider): the riff says so. An older riff-server has no such
 	// route: the sign-in line stays.
 	p, perr := riffclient.SendProved(ctx, client, wire.SignInProvider{}, nil, "")
@@ -46,7 +46,7 @@ const localBudget = 2 * time.Second
 // release and its sign-in. It gives none when the riff that riff uses is
 // the riff of this machine, and none when it does not answer.
 func (c *cli) localFacts(ctx context.Context) []render.Fact {
-	raw := c.env(envTestLocal)
+	raw := c.localRiff
 	if raw == "" {
 		raw = riffclient.DefaultServer
 	}
@@ -83,12 +83,6 @@ func faultOf(m *signin.Machine) func() error {
 	}
 	return m.Fault
 }
-
-// envTestLocal names a test hook: the URL of the riff of this machine in
-// riff server, in place of http://127.0.0.1:7878. The tests of riff set
-// it so that a riff-server of the machine does not change their output;
-// a person never sets it.
-const envTestLocal = "RIFF_TEST_LOCAL"
 
 // sameRiff says whether a and b are one riff: the same URL, or the same
 // scheme, port and path on localhost, 127.0.0.1 or [::1].

@@ -39,7 +39,7 @@ func signedIn(t *testing.T, f *fakeRiff) (string, *Machine) {
 		t.Fatal(err)
 	}
 	if k.User != "mike" || k.Email != "mike@example.com" || k.Riff != "riff-1" {
-		t.Fatalf("kept %+v", k)
+		t.Fatalf("stored %+v", k)
 	}
 	return dir, m
 }
@@ -50,7 +50,7 @@ func TestGivenASignInWhenACallIsMadeThenItCarriesThePersonTokenAndASessionSwapsI
 	m := machineOf(t, f, dir, nil)
 	ctx := context.Background()
 	tok, err := m.Token(ctx, person)
-	k, _, _ := m.Kept()
+	k, _, _ := m.Stored()
 	if err != nil || tok != k.Access {
 		t.Fatalf("Token(person) = %q, %v; want the access token %q", tok, err, k.Access)
 	}
@@ -165,9 +165,9 @@ func TestGivenAnEndedSignInWhenTheRefreshIsRefusedThenTheMachineKeepsItAndTheNex
 	if _, err := m.Token(ctx, person); !errors.Is(err, ErrEnded) {
 		t.Fatalf("Token = %v; want %v", err, ErrEnded)
 	}
-	k, ok, _ := m.Kept()
+	k, ok, _ := m.Stored()
 	if !ok || !k.Ended || k.Refresh != "" || k.Access != "" {
-		t.Errorf("kept %+v; want ended, with no token", k)
+		t.Errorf("stored %+v; want ended, with no token", k)
 	}
 	// The next command: no request at all.
 	before := 0
@@ -179,7 +179,7 @@ func TestGivenAnEndedSignInWhenTheRefreshIsRefusedThenTheMachineKeepsItAndTheNex
 	_, err := riffclient.Send(ctx, c, wire.Who{Me: person})
 	var auth *riffclient.AuthError
 	if !errors.As(err, &auth) || err.Error() != "The sign-in of this machine ended. Run riff login." {
-		t.Errorf("the next call = %v; want the guide's text", err)
+		t.Errorf("the next call = %v; want the text of docs/login.md", err)
 	}
 	after := 0
 	for _, n := range f.calls {
@@ -210,8 +210,8 @@ func TestGivenARestartWithNoBucketWhenTheRefreshIsRefusedThenTheSignInIsRemovedA
 		t.Fatalf("the call = %v; want %q", err, ErrNewRiff)
 	}
 	_ = tok
-	if _, ok, _ := m.Kept(); ok {
-		t.Errorf("the old sign-in is still kept")
+	if _, ok, _ := m.Stored(); ok {
+		t.Errorf("the old sign-in is still stored")
 	}
 	// The command after it runs with no sign-in: no token, no error of
 	// the sign-in.
@@ -270,10 +270,10 @@ func TestGivenTwoRiffsWhenAMachineSignsInToBothThenEachKeepsItsOwnSignIn(t *test
 	if _, err := machineOf(t, b, dir, nil).SignIn(ctx, "id:ada:"); err != nil {
 		t.Fatal(err)
 	}
-	ka, _, _ := machineOf(t, a, dir, nil).Kept()
-	kb, _, _ := machineOf(t, b, dir, nil).Kept()
+	ka, _, _ := machineOf(t, a, dir, nil).Stored()
+	kb, _, _ := machineOf(t, b, dir, nil).Stored()
 	if ka.User != "mike" || kb.User != "ada" || ka.Key != kb.Key {
-		t.Errorf("kept %+v and %+v; want one per riff, with the one device key", ka, kb)
+		t.Errorf("stored %+v and %+v; want one per riff, with the one device key", ka, kb)
 	}
 }
 
@@ -321,11 +321,11 @@ func TestGivenASignInWhenAProcessAsksTheKeyFirstThenItIsTheKeyOfTheSignIn(t *tes
 	dir, _ := signedIn(t, f)
 	m := machineOf(t, f, dir, nil)
 	key := m.Key()
-	k, _, _ := m.Kept()
+	k, _, _ := m.Stored()
 	if key == nil || thumbprint(key) != k.Key || !m.HasSignIn() {
 		t.Errorf("Key before any token = %v; want the key of the sign-in (a post signs with it first)", key)
 	}
 	if other := machineOf(t, newFakeRiff(t), dir, nil); other.Key() != nil || other.HasSignIn() {
-		t.Errorf("a riff with no sign-in kept has a key or a sign-in")
+		t.Errorf("a riff with no stored sign-in has a key or a sign-in")
 	}
 }

@@ -1,8 +1,13 @@
-// Package local is the local folder of riff on this machine (the guide,
-// "The local folder"): its place, its private mode, and the files that
-// the relay keeps there for each session: the newest fact of the hooks,
-// the ask of the server to clear the context, and the wakes that a watch
-// printed.
+// Package local is the local folder of riff on this machine
+// (docs/login.md, "Where the sign-in lives"; docs/agents.md): the order
+// of the places it may be in, its private modes (0700, each file 0600),
+// and the files that the relay writes there for each session: the newest
+// fact of the hooks, the ask of the server to clear the context, and the
+// wakes that a watch printed. It also finds the session of the Claude
+// Code that runs a process (AgentSession).
+//
+// It never calls a riff and holds no sign-in: package signin keeps the
+// sign-in of the machine under [StateDir].
 //
 // The files of a session are in SESSIONS/ID under the folder:
 //
@@ -40,15 +45,16 @@ const sessions = "sessions"
 // Dir gives the local folder, the first of $RIFF_HOME/state,
 // $XDG_RUNTIME_DIR/riff, $XDG_STATE_HOME/riff and ~/.local/state/riff
 // that is set, and makes it private: mode 0700, each file in it 0600. A
-// wider mode is fixed; when it cannot be, the error is the guide's line.
+// wider mode is fixed; when it cannot be, the error says so (riff cannot
+// make DIR private ...: REASON. Other users can maybe read it).
 func Dir(getenv func(string) string) (string, error) { return folder(getenv, true) }
 
-// KeptDir gives the local folder of what must outlive a logout, the
-// sign-in of the machine: the first of $RIFF_HOME/state,
+// StateDir gives the local folder of what must outlive a logout, the
+// stored sign-in of the machine: the first of $RIFF_HOME/state,
 // $XDG_STATE_HOME/riff and ~/.local/state/riff that is set, never
-// $XDG_RUNTIME_DIR (the system clears it at a logout, as the guide says
-// of the mark of a leave). It is private as Dir is.
-func KeptDir(getenv func(string) string) (string, error) { return folder(getenv, false) }
+// $XDG_RUNTIME_DIR (the system clears it at a logout). It is private as
+// Dir is.
+func StateDir(getenv func(string) string) (string, error) { return folder(getenv, false) }
 
 // folder picks the local folder, with $XDG_RUNTIME_DIR when runtime
 // says so, and makes it private.
@@ -69,7 +75,7 @@ func folder(getenv func(string) string, runtime bool) (string, error) {
 	return makePrivate(dir)
 }
 
-// makePrivate makes dir private, or gives the guide's line.
+// makePrivate makes dir private, or says why it cannot.
 func makePrivate(dir string) (string, error) {
 	if err := private(dir); err != nil {
 		return "", fmt.Errorf("riff cannot make %s private (mode 0700, each file 0600): %s. Other users can maybe read it", dir, reason(err))
@@ -104,7 +110,7 @@ func private(dir string) error {
 	})
 }
 
-// reason gives the text of the system for err, as the guide shows it:
+// reason gives the text of the system for err, with a capital:
 // "Operation not permitted".
 func reason(err error) string {
 	var errno syscall.Errno

@@ -46,7 +46,7 @@ const keyFile = "key"
 // errNoKey is a machine with no device key yet: riff login makes one.
 var errNoKey = errors.New("this machine has no device key")
 
-// keyStore finds and keeps the device key of one folder.
+// keyStore finds and stores the device key of one folder.
 type keyStore struct {
 	dir     string // the folder SIGNIN
 	keyring Keyring

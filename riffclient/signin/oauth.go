@@ -35,7 +35,13 @@ type Endpoints struct {
 const maxDiscovery = 1 << 20
 
 // Discover reads the discovery document of the issuer
-// (ISSUER/.well-known/openid-configuration).
+// (ISSUER/.well-known/openid-configuration). The document must name the
+// issuer that was asked, as OpenID Connect Discovery 1.0 §4.3 says ("The
+// issuer value returned MUST be identical to the Issuer URL that was
+// used as the prefix to /.well-known/openid-configuration"), and as
+// go-oidc checks on the server: a document of another issuer is refused,
+// so riff login never sends the person to endpoints that the riff did
+// not name.
 func Discover(ctx context.Context, hc *http.Client, issuer string) (Endpoints, error) {
 	var e Endpoints
 	u := strings.TrimRight(issuer, "/") + "/.well-known/openid-configuration"
@@ -53,6 +59,9 @@ func Discover(ctx context.Context, hc *http.Client, issuer string) (Endpoints, e
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxDiscovery)).Decode(&e); err != nil {
 		return e, fmt.Errorf("the discovery document of %s does not read: %w", issuer, err)
+	}
+	if e.Issuer != issuer {
+		return e, fmt.Errorf("the discovery document of %s names the issuer %q: riff signs in only with the issuer that the riff names (OpenID Connect Discovery 1.0, §4.3)", issuer, e.Issuer)
 	}
 	if e.AuthURL == "" || e.TokenURL == "" {
 		return e, fmt.Errorf("the discovery document of %s names no authorization or token endpoint", issuer)

@@ -69,7 +69,7 @@ func TestGivenAWiderModeWhenRiffStartsThenItMakesTheFolderPrivate(t *testing.T) 
 	}
 }
 
-func TestGivenAFolderThatCannotBeMadeWhenRiffStartsThenItSaysWhyInTheWordsOfTheGuide(t *testing.T) {
+func TestGivenAFolderThatCannotBeMadeWhenRiffStartsThenItSaysWhy(t *testing.T) {
 	home := t.TempDir()
 	// A file where the folder must be.
 	if err := os.WriteFile(filepath.Join(home, "state"), nil, 0o600); err != nil {
@@ -78,10 +78,10 @@ func TestGivenAFolderThatCannotBeMadeWhenRiffStartsThenItSaysWhyInTheWordsOfTheG
 	_, err := Dir(env(map[string]string{"RIFF_HOME": home}))
 	want := "riff cannot make " + filepath.Join(home, "state") + " private (mode 0700, each file 0600): "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), ". Other users can maybe read it") {
-		t.Fatalf("Dir = %v; want the guide's line %q…", err, want)
+		t.Fatalf("Dir = %v; want the line %q…", err, want)
 	}
 	if got := strings.TrimPrefix(err.Error(), want); got[0] < 'A' || got[0] > 'Z' {
-		t.Errorf("the reason %q starts with no capital, as the guide's Operation not permitted", got)
+		t.Errorf("the reason %q starts with no capital, as Operation not permitted", got)
 	}
 }
 
@@ -164,18 +164,18 @@ func TestGivenARuntimeFolderWhenRiffFindsTheFolderOfTheSignInThenItIsNeverTheRun
 		"XDG_RUNTIME_DIR": filepath.Join(root, "run"),
 		"HOME":            filepath.Join(root, "home"),
 	}
-	got, err := KeptDir(env(m))
+	got, err := StateDir(env(m))
 	if want := filepath.Join(root, "home", ".local", "state", "riff"); err != nil || got != want {
-		t.Errorf("KeptDir = %q, %v; want %q: a logout clears the runtime folder", got, err, want)
+		t.Errorf("StateDir = %q, %v; want %q: a logout clears the runtime folder", got, err, want)
 	}
 	m["XDG_STATE_HOME"] = filepath.Join(root, "state")
-	if got, _ := KeptDir(env(m)); got != filepath.Join(root, "state", "riff") {
-		t.Errorf("KeptDir = %q; want the folder of XDG_STATE_HOME", got)
+	if got, _ := StateDir(env(m)); got != filepath.Join(root, "state", "riff") {
+		t.Errorf("StateDir = %q; want the folder of XDG_STATE_HOME", got)
 	}
 	m["RIFF_HOME"] = filepath.Join(root, "rh")
-	got, err = KeptDir(env(m))
+	got, err = StateDir(env(m))
 	if err != nil || got != filepath.Join(root, "rh", "state") {
-		t.Errorf("KeptDir = %q, %v; want the folder of RIFF_HOME", got, err)
+		t.Errorf("StateDir = %q, %v; want the folder of RIFF_HOME", got, err)
 	}
 	if info, err := os.Stat(got); err != nil || info.Mode().Perm() != DirMode {
 		t.Errorf("mode of %s: %v; want %v", got, err, DirMode)

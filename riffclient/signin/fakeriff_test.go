@@ -27,16 +27,19 @@ import (
 const testBuild = "0.4.3 7213825ab1c2 2026-09-27T20:10:44Z"
 
 // fakeRiff is a riff-server of the tests for the token path: it checks
-// each proof with dpop.Verify, and keeps the refresh chains as the seeds
-// say (the current generation gives the next; the one before gives a new
-// pair and ends the current one; an older one ends the sign-in; the key
-// first).
+// each proof with dpop.Verify, and keeps the refresh chains as
+// riff-server does (the current generation gives the next; the one
+// before gives a new pair and ends the current one; an older one ends
+// the sign-in; the key first).
 type fakeRiff struct {
 	t   *testing.T
 	srv *httptest.Server
 
-	mu     sync.Mutex
-	riff   string
+	mu   sync.Mutex
+	riff string
+	// issuer is the issuer that the provider route names; "" is
+	// http://issuer.
+	issuer string
 	chains map[string]*chain
 	access map[string]grant
 	// calls counts the calls of each path.
@@ -121,7 +124,11 @@ func (f *fakeRiff) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == (wire.SignInProvider{}).Path() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		json.NewEncoder(w).Encode(wire.ProviderReply{SignIn: true, Riff: f.riff, Issuer: "http://issuer", ClientID: "riff"})
+		issuer := f.issuer
+		if issuer == "" {
+			issuer = "http://issuer"
+		}
+		json.NewEncoder(w).Encode(wire.ProviderReply{SignIn: true, Riff: f.riff, Issuer: issuer, ClientID: "riff"})
 		return
 	}
 	token, _ := strings.CutPrefix(r.Header.Get(wire.HeaderAuthorization), "DPoP ")
@@ -281,22 +288,4 @@ func (k *memKeyring) Delete(service, user string) error {
 	defer k.mu.Unlock()
 	delete(k.secrets, service+"\x00"+user)
 	return nil
-}
-
-// lockedBuilder is a strings.Builder for many goroutines.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,4 +1,4 @@
-package signin
+package main
 
 import (
 	"context"
@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-func newProvider(t *testing.T, secret string) *oidcfake.Provider {
+// newSecretProvider starts the OpenID provider of the tests with the
+// client secret of riff login; a cleanup stops it.
+func newSecretProvider(t *testing.T, secret string) *oidcfake.Provider {
 	t.Helper()
 	p, err := oidcfake.New(oidcfake.Options{ClientID: "riff-cli", ClientSecret: secret})
 	if err != nil {
@@ -44,21 +47,21 @@ func emailOf(t *testing.T, idToken string) string {
 	return c.Email
 }
 
-func flowOf(t *testing.T, p *oidcfake.Provider, secret string, out *strings.Builder) Flow {
+func flowOf(t *testing.T, p *oidcfake.Provider, secret string, out *strings.Builder) signin.Flow {
 	t.Helper()
 	ctx := context.Background()
-	ends, err := Discover(ctx, http.DefaultClient, p.Issuer())
+	ends, err := signin.Discover(ctx, http.DefaultClient, p.Issuer())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Flow{
+	return signin.Flow{
 		Provider:  wire.ProviderReply{SignIn: true, Issuer: p.Issuer(), ClientID: "riff-cli", ClientSecret: secret},
 		Endpoints: ends, HTTP: http.DefaultClient, Out: out,
 	}
 }
 
 func TestGivenTheBrowserFlowWhenThePersonApprovesThenRiffGetsTheIDTokenWithPKCEOnALoopbackRedirect(t *testing.T) {
-	p := newProvider(t, "not-a-secret")
+	p := newSecretProvider(t, "not-a-secret")
 	p.SetNext(oidcfake.Identity{Email: "mike@example.com"})
 	var out strings.Builder
 	f := flowOf(t, p, "not-a-secret", &out)
@@ -89,7 +92,7 @@ func TestGivenTheBrowserFlowWhenThePersonApprovesThenRiffGetsTheIDTokenWithPKCEO
 }
 
 func TestGivenAReplyWithAnotherStateWhenTheRedirectComesThenTheSignInWaitsOn(t *testing.T) {
-	p := newProvider(t, "")
+	p := newSecretProvider(t, "")
 	var out strings.Builder
 	f := flowOf(t, p, "", &out)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -118,14 +121,14 @@ func TestGivenAReplyWithAnotherStateWhenTheRedirectComesThenTheSignInWaitsOn(t *
 }
 
 func TestGivenTheDeviceFlowWhenThePersonApprovesTheCodeThenRiffGetsTheIDToken(t *testing.T) {
-	p := newProvider(t, "")
+	p := newSecretProvider(t, "")
 	p.SetNext(oidcfake.Identity{Email: "ada@example.com"})
-	out := &lockedBuilder{}
-	ends, err := Discover(context.Background(), http.DefaultClient, p.Issuer())
+	out := &syncBuffer{}
+	ends, err := signin.Discover(context.Background(), http.DefaultClient, p.Issuer())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Flow{Provider: wire.ProviderReply{SignIn: true, Issuer: p.Issuer(), ClientID: "riff-cli"}, Endpoints: ends, HTTP: http.DefaultClient, Out: out}
+	f := signin.Flow{Provider: wire.ProviderReply{SignIn: true, Issuer: p.Issuer(), ClientID: "riff-cli"}, Endpoints: ends, HTTP: http.DefaultClient, Out: out}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	approved := make(chan error, 1)

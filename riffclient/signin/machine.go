@@ -18,11 +18,11 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The faults of a sign-in, in the words of the guide. Each riff command
-// says them until riff login.
+// The faults of a sign-in (docs/login.md, "A lost sign-in"). Each riff
+// command says them until riff login.
 var (
 	// ErrEnded: the server ended the sign-in (a reused refresh token, an
-	// ended sign-in). riff keeps it on the machine and asks no more.
+	// ended sign-in). riff stores the end on the machine and asks no more.
 	ErrEnded = errors.New("The sign-in of this machine ended. Run riff login.")
 	// ErrNewRiff: the server has another riff ID than the sign-in: riff
 	// removed the old sign-in of the machine.
@@ -51,9 +51,9 @@ func renewAt(now time.Time, life time.Duration) time.Time {
 
 // Options are what a Machine needs.
 type Options struct {
-	// Dir is the local folder that outlives a logout (local.KeptDir).
+	// Dir is the local folder that outlives a logout (local.StateDir).
 	Dir string
-	// Server is the URL of the riff; its sign-in is kept under it.
+	// Server is the URL of the riff; its sign-in is stored under it.
 	Server *url.URL
 	// Client is a client of the server with no Auth: it sends the calls
 	// of the token path.
@@ -93,9 +93,18 @@ type sessionToken struct {
 	renew time.Time // when to swap again; zero: unknown
 }
 
-// Open gives the Machine of o.Server. It makes the folder of the sign-in
-// and reads the device key when there is one.
+// Open gives the Machine of o.Server. It makes nothing and reads nothing
+// yet: the folder is made at the first write, the key read at the first
+// token.
 func Open(o Options) (*Machine, error) {
+	switch {
+	case o.Dir == "":
+		return nil, errors.New("signin.Open: no folder (Options.Dir; local.StateDir gives the one of riff)")
+	case o.Server == nil:
+		return nil, errors.New("signin.Open: no server (Options.Server)")
+	case o.Client == nil:
+		return nil, errors.New("signin.Open: no client of the token path (Options.Client)")
+	}
 	// The folder is made at the first write, under the lock: a command in
 	// a riff with no sign-in makes nothing.
 	dir := filepath.Join(o.Dir, signinDir)
@@ -115,11 +124,11 @@ func Open(o Options) (*Machine, error) {
 	return m, nil
 }
 
-// Kept gives the sign-in kept for the server, and whether there is one
+// Stored gives the sign-in stored for the server, and whether there is one
 // (also one that ended).
-func (m *Machine) Kept() (Kept, bool, error) { return m.folder.read(m.server) }
+func (m *Machine) Stored() (Stored, bool, error) { return m.folder.read(m.server) }
 
-// Key gives the device key of the sign-in kept for the server; nil when
+// Key gives the device key of the sign-in stored for the server; nil when
 // there is none, or the key is not the key of the sign-in. It reads the
 // key (the keyring or the file) at its first use.
 func (m *Machine) Key() *ecdsa.PrivateKey {
@@ -141,7 +150,7 @@ func (m *Machine) Key() *ecdsa.PrivateKey {
 	return m.key
 }
 
-// HasSignIn says whether the machine keeps a sign-in for the server, also
+// HasSignIn says whether the machine stores a sign-in for the server, also
 // one that ended: then the calls of riff carry it (or say that it ended).
 func (m *Machine) HasSignIn() bool {
 	_, ok, err := m.folder.read(m.server)
@@ -206,34 +215,34 @@ func (m *Machine) Fault() error {
 
 // live reads the sign-in of the server from the folder, and gives it when
 // it can make calls.
-func (m *Machine) live() (Kept, error) {
+func (m *Machine) live() (Stored, error) {
 	k, ok, err := m.folder.read(m.server)
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !ok {
 		if m.fault != nil {
-			return Kept{}, m.fault
+			return Stored{}, m.fault
 		}
-		return Kept{}, errNone
+		return Stored{}, errNone
 	}
 	// A sign-in in the folder: a riff login after the fault of this
 	// process.
 	m.fault = nil
 	if k.Ended {
-		return Kept{}, ErrEnded
+		return Stored{}, ErrEnded
 	}
 	if err := m.keyOf(k); err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	return k, nil
 }
 
 // keyOf makes sure that the key of this process is the key of k: a riff
 // login in another terminal may have made the key. The caller holds mu.
-func (m *Machine) keyOf(k Kept) error {
+func (m *Machine) keyOf(k Stored) error {
 	if m.key != nil && thumbprint(m.key) == k.Key {
 		return nil
 	}
@@ -259,15 +268,15 @@ func (m *Machine) expiring(renewMs int64) bool {
 // It takes the lock of the machine and reads the folder again under it:
 // when another process refreshed already, it takes that pair and sends
 // nothing (a refresh token works once).
-func (m *Machine) refresh(ctx context.Context, stale string) (Kept, error) {
+func (m *Machine) refresh(ctx context.Context, stale string) (Stored, error) {
 	unlock, err := m.folder.lock(ctx)
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	defer unlock()
 	k, err := m.live()
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	if k.Access != stale && !m.expiring(k.RenewMs) {
 		return k, nil
@@ -276,29 +285,29 @@ func (m *Machine) refresh(ctx context.Context, stale string) (Kept, error) {
 	var refused *wire.Refused
 	switch {
 	case errors.As(err, &refused) && refused.Code == wire.BadToken:
-		return Kept{}, m.lost(ctx, k)
+		return Stored{}, m.lost(ctx, k)
 	case errors.As(err, &refused) && refused.Code == wire.BadProof:
-		return Kept{}, ErrOtherKey
+		return Stored{}, ErrOtherKey
 	case err != nil:
 		// No reply, or a 503 to the end of the budget: the pair stays. A
 		// reply that was lost makes this generation the one before the
 		// current: the server takes it once more.
-		return Kept{}, err
+		return Stored{}, err
 	}
 	if otherRiff(reply.Riff, k.Riff) {
-		return Kept{}, m.newRiff()
+		return Stored{}, m.newRiff()
 	}
 	k = m.withReply(k, reply)
 	if err := m.folder.write(m.server, &k); err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	return k, nil
 }
 
-// lost keeps that the server ended the sign-in k, or, when the server
+// lost stores that the server ended the sign-in k, or, when the server
 // names another riff ID, removes it: the riff is new. The caller holds
 // the lock.
-func (m *Machine) lost(ctx context.Context, k Kept) error {
+func (m *Machine) lost(ctx context.Context, k Stored) error {
 	p, err := riffclient.SendProved(ctx, m.client, wire.SignInProvider{}, nil, "")
 	if err == nil && otherRiff(p.Riff, k.Riff) {
 		return m.newRiff()
@@ -324,7 +333,7 @@ func (m *Machine) newRiff() error {
 }
 
 // withReply gives k with the tokens of a sign-in or a refresh.
-func (m *Machine) withReply(k Kept, r wire.TokenReply) Kept {
+func (m *Machine) withReply(k Stored, r wire.TokenReply) Stored {
 	k.Access = r.AccessToken
 	if r.RefreshToken != "" {
 		k.Refresh = r.RefreshToken
@@ -346,7 +355,7 @@ func (m *Machine) withReply(k Kept, r wire.TokenReply) Kept {
 
 // sessionToken gives the session token of this process for session: the
 // one it has, or a new swap of the person token of k.
-func (m *Machine) sessionToken(ctx context.Context, session string, k Kept) (string, error) {
+func (m *Machine) sessionToken(ctx context.Context, session string, k Stored) (string, error) {
 	m.swap.Lock()
 	defer m.swap.Unlock()
 	m.mu.Lock()
@@ -387,28 +396,28 @@ func (m *Machine) sessionToken(ctx context.Context, session string, k Kept) (str
 
 // SignIn signs this machine in with the ID token of the provider: it
 // makes the device key when there is none, sends the public key with a
-// proof of it, and keeps the tokens. riff login calls it.
-func (m *Machine) SignIn(ctx context.Context, idToken string) (Kept, error) {
+// proof of it, and stores the tokens. Login calls it.
+func (m *Machine) SignIn(ctx context.Context, idToken string) (Stored, error) {
 	unlock, err := m.folder.lock(ctx)
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	defer unlock()
 	key, err := m.keys.load(true)
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	jwk, err := jose.JSONWebKey{Key: &key.PublicKey, Algorithm: string(jose.ES256), Use: "sig"}.MarshalJSON()
 	if err != nil {
-		return Kept{}, fmt.Errorf("encode the public device key: %w", err)
+		return Stored{}, fmt.Errorf("encode the public device key: %w", err)
 	}
 	reply, err := riffclient.SendProved(ctx, m.client, wire.SignIn{IDToken: idToken, Key: jwk}, key, "")
 	if err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
-	k := m.withReply(Kept{Riff: reply.Riff, Key: thumbprint(key)}, reply)
+	k := m.withReply(Stored{Riff: reply.Riff, Key: thumbprint(key)}, reply)
 	if err := m.folder.write(m.server, &k); err != nil {
-		return Kept{}, err
+		return Stored{}, err
 	}
 	m.mu.Lock()
 	m.key, m.fault = key, nil
@@ -427,5 +436,7 @@ func thumbprint(key *ecdsa.PrivateKey) string {
 }
 
 // otherRiff says whether the riff ID of a reply names another riff than
-// the kept one: a reply that names none says nothing.
-func otherRiff(reply, kept string) bool { return reply != "" && reply != kept }
+// the stored one: a reply that names none says nothing.
+func otherRiff(reply, stored string) bool { return reply != "" && reply != stored }
+
+var _ riffclient.Auth = (*Machine)(nil)

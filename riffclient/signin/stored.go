@@ -20,9 +20,9 @@ const (
 	lockFile   = "lock"
 )
 
-// Kept is the sign-in of this machine for one server, as tokens.json
-// keeps it.
-type Kept struct {
+// Stored is the stored sign-in of this machine for one server, as
+// tokens.json holds it.
+type Stored struct {
 	// Riff is the ID of the riff: a server with another ID is a new riff.
 	Riff string `json:"riff"`
 	// User is the USER of the person in the riff; Email its email.
@@ -44,7 +44,7 @@ type Kept struct {
 
 // tokens is the JSON of tokens.json: the sign-in of each server URL.
 type tokens struct {
-	Servers map[string]Kept `json:"servers"`
+	Servers map[string]Stored `json:"servers"`
 }
 
 // folder is the folder SIGNIN of the sign-in of this machine.
@@ -52,7 +52,7 @@ type folder string
 
 // readAll reads tokens.json: empty when it is not there.
 func (f folder) readAll() (tokens, error) {
-	t := tokens{Servers: map[string]Kept{}}
+	t := tokens{Servers: map[string]Stored{}}
 	data, err := os.ReadFile(filepath.Join(string(f), tokensFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return t, nil
@@ -68,32 +68,32 @@ func (f folder) readAll() (tokens, error) {
 func parseTokens(data []byte) (tokens, error) {
 	var t tokens
 	if err := json.Unmarshal(data, &t); err != nil {
-		return tokens{Servers: map[string]Kept{}}, fmt.Errorf("the sign-in of this machine (%s) is not JSON: %w. Run riff login", tokensFile, err)
+		return tokens{Servers: map[string]Stored{}}, fmt.Errorf("the sign-in of this machine (%s) is not JSON: %w. Run riff login", tokensFile, err)
 	}
 	if t.Servers == nil {
-		t.Servers = map[string]Kept{}
+		t.Servers = map[string]Stored{}
 	}
 	return t, nil
 }
 
 // read gives the sign-in of server, and whether there is one.
-func (f folder) read(server string) (Kept, bool, error) {
+func (f folder) read(server string) (Stored, bool, error) {
 	t, err := f.readAll()
 	if err != nil {
-		return Kept{}, false, err
+		return Stored{}, false, err
 	}
 	k, ok := t.Servers[server]
 	return k, ok, nil
 }
 
-// write keeps the sign-in of server; a nil k removes it. The caller holds
+// write stores the sign-in of server; a nil k removes it. The caller holds
 // the lock: a write reads the file again under it, so the sign-ins of the
 // other servers stay.
-func (f folder) write(server string, k *Kept) error {
+func (f folder) write(server string, k *Stored) error {
 	t, err := f.readAll()
 	if err != nil {
 		// A file that does not read is replaced: riff login mends it.
-		t = tokens{Servers: map[string]Kept{}}
+		t = tokens{Servers: map[string]Stored{}}
 	}
 	if k == nil {
 		delete(t.Servers, server)

@@ -1,0 +1,16 @@
+package main
+
+// This file replaces testhooks.go in the riff that the end-to-end tests
+// build (go build -overlay, see testOverlay in binaries_test.go): it
+// sets the options of the system from env vars that only a test sets.
+// The riff that a person runs is built without it.
+
+// testHooks: with RIFF_TEST_LOCAL=URL, the riff of this machine in riff
+// server is URL (system.localRiff), in place of http://127.0.0.1:7878,
+// so that a riff-server of the machine does not change the output of
+// the tests.
+func testHooks(s *system) {
+	if v := s.env("RIFF_TEST_LOCAL"); v != "" {
+		s.localRiff = v
+	}
+}
