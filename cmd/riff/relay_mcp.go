@@ -126,7 +126,7 @@ func isTrue(v string) bool {
 }
 
 // sessionAt gives the URI of the session of the relay at the place of
-// dir, or the error of the guide when dir was removed.
+// dir, or the error that says that dir was removed.
 func (c *cli) sessionAt(ctx context.Context, dir string) (name.SessionURI, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return name.SessionURI{}, &place.WhereError{Dir: dir}
