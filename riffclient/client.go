@@ -29,7 +29,8 @@ const (
 	// FirstWait and LastWait bound the wait before a new try: it grows
 	// from FirstWait to LastWait. LastWait stays well under 5 s: at a
 	// deploy the new instance serves 15 s after the old one read its
-	// lease, and the guide promises each call its reply within 20 s.
+	// lease, and riff promises each call its reply within 20 s
+	// (docs/operations.md).
 	FirstWait = 250 * time.Millisecond
 	LastWait  = 2 * time.Second
 	// WaitLine is the wait after which a call prints (waits for
@@ -186,7 +187,8 @@ func seconds(d time.Duration) string {
 
 // MismatchError says that this riff and the server cannot talk: their
 // versions are on lines that do not talk, or the reply named no build.
-// Its text is the text of the guide.
+// Its text says which builds differ and what to do (docs/cli.md, the exit
+// codes and the mismatch of builds).
 type MismatchError struct {
 	// Server is the build of the server, when the reply named one.
 	Server *build.Build

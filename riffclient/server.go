@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/como-technologies/riff/riffcore/loopback"
 )
 
 // DefaultServer is the riff of this machine: the server that riff uses
@@ -69,12 +71,7 @@ func ParseServer(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// IsLocal says whether u is the riff of this machine: localhost,
-// 127.0.0.1 or [::1]. The three with the same port are one riff.
-func IsLocal(u *url.URL) bool {
-	switch u.Hostname() {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
+// IsLocal says whether u is the riff of this machine: its host is
+// localhost or a loopback address (riffcore/loopback). Two such URLs with
+// the same scheme, port and path are one riff.
+func IsLocal(u *url.URL) bool { return loopback.Is(u.Hostname()) }

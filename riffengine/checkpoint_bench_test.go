@@ -57,7 +57,7 @@ func (p *prober) end() time.Duration {
 
 // BenchmarkCheckpointLockWait measures the longest time that a call
 // waits for the lock of the engine while a checkpoint of a riff at the
-// store design's scale (36 people, 8 sessions each, 24,800 direct
+// scale of docs/performance.md (36 people, 8 sessions each, 24,800 direct
 // threads) is made, in the two ways, in the same run: the encode of the
 // written state under the lock (the old way, the ceiling), and the copy
 // (the steps and the changes of the presence taken under the lock, the
@@ -67,7 +67,7 @@ func (p *prober) end() time.Duration {
 // docs/performance.md.
 func BenchmarkCheckpointLockWait(b *testing.B) {
 	if testing.Short() {
-		b.Skip("the setup builds a riff at the store design's scale")
+		b.Skip("the setup builds a riff at the scale of docs/performance.md")
 	}
 	ctx := context.Background()
 	cp, lines := buildRiff(b, designScale, 1000)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -41,7 +42,7 @@ func checkpointNames(t *testing.T, st rifflog.Store) []string {
 	return names
 }
 
-// The store design: "When the newest checkpoint does not read, the
+// The rule: "When the newest checkpoint does not read, the
 // server uses the one before it." It does so with an ERROR line that
 // names the object and why, and the facts (riff server) show it.
 func TestGivenADamagedNewestCheckpointWhenTheServerStartsThenItUsesTheOneBeforeItAndSaysSo(t *testing.T) {
@@ -76,7 +77,7 @@ func TestGivenADamagedNewestCheckpointWhenTheServerStartsThenItUsesTheOneBeforeI
 	}
 	logs := &lines{}
 	e := riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{Store: st, StoreName: "memory", Build: serverBuild(),
-		Logger: riffengine.NewLogger(logs, slog.LevelInfo), Now: clk.Now})
+		Logger: jsonlog.New(logs, slog.LevelInfo), Now: clk.Now})
 	defer e.Halt(context.Canceled)
 	e.SetUnread(loaded.Unread)
 
@@ -131,8 +132,8 @@ func exercise(r *riff, round, n int) {
 	}
 }
 
-// The store design: "The server encodes a copy of the state outside the
-// lock." The checkpoint that the engine makes from its copy (moved on by
+// The rule (docs/store.md, "The checkpoint outside the lock"): "The
+// server encodes a copy of the state outside the lock." The checkpoint that the engine makes from its copy (moved on by
 // the written chunks and the changes of the presence) is byte for byte
 // the encode of the written state under the lock, after each round of
 // calls, on a start from an empty log and on a start from a checkpoint
@@ -240,8 +241,8 @@ func (s keepChunks) Delete(ctx context.Context, name string) error {
 	return s.Store.Delete(ctx, name)
 }
 
-// The store design: "The server encodes a copy of the state outside the
-// lock." While a checkpoint is held right before its encode, calls of
+// The rule (docs/store.md, "The checkpoint outside the lock"): "The
+// server encodes a copy of the state outside the lock." While a checkpoint is held right before its encode, calls of
 // every kind get their replies: none waits for the checkpoint.
 func TestGivenACheckpointThatIsEncodingWhenCallsComeThenTheyGetTheirRepliesWithNoWait(t *testing.T) {
 	st := mem.New()
@@ -272,7 +273,7 @@ func TestGivenACheckpointThatIsEncodingWhenCallsComeThenTheyGetTheirRepliesWithN
 	until(t, "a checkpoint", func() bool { return len(checkpointNames(t, st)) > 0 })
 }
 
-// The store design: "A build writes no checkpoint while the newest
+// The rule: "A build writes no checkpoint while the newest
 // checkpoint comes from a later version." With its copy of the state, the
 // engine still writes none, in the run or at its stop, and says why.
 func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNoCheckpointAndSaysWhy(t *testing.T) {
@@ -321,7 +322,7 @@ func TestGivenANewestCheckpointOfALaterBuildWhenRecordsComeThenTheEngineWritesNo
 }
 
 // The old instance can write a checkpoint until it reads the new lease
-// (the store design). The new instance counts toward its next checkpoint
+// (docs/operations.md, "A deploy: the handover"). The new instance counts toward its next checkpoint
 // from the newest one that it reads after its wait, not from the one that
 // it loaded.
 func TestGivenACheckpointOfTheOldInstanceInTheWaitWhenTheNewOneServesThenItCountsFromThatCheckpoint(t *testing.T) {

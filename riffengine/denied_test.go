@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -28,10 +29,10 @@ import (
 
 // The denied lines of the token layer over real loopback (the engine
 // design, "The trace of a command": named, proved, the limits, the
-// dropped line, the kept lines, the same reply).
+// dropped line, the reserved lines, the same reply).
 
 // windowTimer is the timer of the windows of the denied lines that the
-// test fires: each timer that RunDenied asks for comes on asked.
+// test fires: each timer that the denier arms comes on asked.
 type windowTimer struct {
 	asked   chan askedTimer
 	stopped atomic.Int64
@@ -39,18 +40,18 @@ type windowTimer struct {
 
 type askedTimer struct {
 	wait time.Duration
-	fire chan time.Time
+	// fire runs the end of the window, as the timer would.
+	fire func()
 }
 
-func newWindowTimer() *windowTimer { return &windowTimer{asked: make(chan askedTimer, 16)} }
+func newWindowTimer() *windowTimer { return &windowTimer{asked: make(chan askedTimer, 1024)} }
 
-func (w *windowTimer) after(d time.Duration) (<-chan time.Time, func() bool) {
-	fire := make(chan time.Time, 1)
-	w.asked <- askedTimer{wait: d, fire: fire}
-	return fire, func() bool { w.stopped.Add(1); return true }
+func (w *windowTimer) after(d time.Duration, f func()) func() bool {
+	w.asked <- askedTimer{wait: d, fire: f}
+	return func() bool { w.stopped.Add(1); return true }
 }
 
-// next waits until RunDenied asks for a timer.
+// next waits until the denier arms a timer.
 func (w *windowTimer) next(t *testing.T) askedTimer {
 	t.Helper()
 	select {
@@ -63,13 +64,13 @@ func (w *windowTimer) next(t *testing.T) askedTimer {
 }
 
 // deniedRiff is a riff with sign-in whose windows of denied lines a test
-// times: the clock of the engine, and the timer of RunDenied.
+// times: the clock of the engine, and the timer of the windows.
 type deniedRiff struct {
 	*signedRiff
 	srv   *riffengine.Handler
 	clock *clock
 	timer *windowTimer
-	stop  func() // ends RunDenied, as the stop of the program does
+	stop  func() // ends the open window, as the stop of the program does
 }
 
 type deniedSetup struct {
@@ -82,7 +83,7 @@ func startDenied(t *testing.T, s deniedSetup) *deniedRiff {
 	t.Helper()
 	r := &deniedRiff{signedRiff: &signedRiff{t: t, logs: &lines{}}, clock: newClock(), timer: newWindowTimer()}
 	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{
-		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: !s.noSignIn, StateOptions: s.opts, TimerEvery: time.Hour, Now: r.clock.Now,
 	})
 	if err != nil {
@@ -100,11 +101,8 @@ func startDenied(t *testing.T, s deniedSetup) *deniedRiff {
 		r.srv.BodyTime = s.bodyTime
 	}
 	r.srv.SetDeniedTimer(r.timer.after)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); r.srv.RunDenied(ctx) }()
 	var once sync.Once
-	r.stop = func() { once.Do(func() { cancel(); <-done }) }
+	r.stop = func() { once.Do(r.srv.FlushDenied) }
 	r.http = httptest.NewServer(r.srv)
 	t.Cleanup(func() {
 		r.stop()
@@ -230,8 +228,8 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 	for _, l := range denied {
 		byCode[l["code"].(string)]++
 	}
-	if len(denied) > riffengine.DeniedMax || byCode["no_token"] != riffengine.DeniedMax-riffengine.DeniedKept || byCode["not_you"] != members {
-		t.Errorf("denied lines = %v; want %d no_token and the %d not_you", byCode, riffengine.DeniedMax-riffengine.DeniedKept, members)
+	if len(denied) > riffengine.DeniedMax || byCode["no_token"] != riffengine.DeniedMax-riffengine.DeniedReserved || byCode["not_you"] != members {
+		t.Errorf("denied lines = %v; want %d no_token and the %d not_you", byCode, riffengine.DeniedMax-riffengine.DeniedReserved, members)
 	}
 	key := thumbprint(t, d)
 	for _, l := range denied {
@@ -240,7 +238,7 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 		}
 		named, _ := l["named"].(map[string]any)
 		if l["path"] != "/v1/post" || l["proved"] != false || l["key"] != key || named["session"] != "mark-ada/s2" || l["caller"] != nil || l["reason"] != nil {
-			t.Errorf("kept line = %v; want path, proved false, the key %s, named mark-ada/s2, no caller, no reason", l, key)
+			t.Errorf("reserved line = %v; want path, proved false, the key %s, named mark-ada/s2, no caller, no reason", l, key)
 		}
 	}
 	if n := len(r.logs.with(t, "dropped")); n != 0 {
@@ -252,11 +250,11 @@ func TestGivenAFloodWithNoTokenWhenAMemberActsAsAnotherSessionThenItsLinesAreKep
 	if a.wait != riffengine.DeniedInterval {
 		t.Errorf("the timer of the window waits %v; want %v from its first call", a.wait, riffengine.DeniedInterval)
 	}
-	a.fire <- r.clock.Now()
+	a.fire()
 	until(t, "the dropped line", func() bool { return len(r.logs.with(t, "dropped")) > 0 })
 	r.stop()
 	dropped := r.logs.with(t, "dropped")
-	wantCount := float64(flood - (riffengine.DeniedMax - riffengine.DeniedKept))
+	wantCount := float64(flood - (riffengine.DeniedMax - riffengine.DeniedReserved))
 	if len(dropped) != 1 || dropped[0]["count"] != wantCount || dropped[0]["severity"] != "WARNING" ||
 		!mapsEqual(dropped[0]["counts"], map[string]any{"no_token": wantCount}) {
 		t.Errorf("dropped lines = %v; want one with count %v and counts {no_token: %v}", dropped, wantCount, wantCount)
@@ -369,8 +367,8 @@ func TestGivenACallWithALineAndOneWithNoneWhenBothAreDeniedThenTheReplyIsTheSame
 			}
 			lines := len(r.logs.with(t, "denied"))
 			without, withoutClosed := r.noToken("/v1/whoami", tc.body)
-			if n := len(r.logs.with(t, "denied")); n != lines || n != riffengine.DeniedMax-riffengine.DeniedKept {
-				t.Fatalf("denied lines %d, then %d; want %d and no line of the last call", lines, n, riffengine.DeniedMax-riffengine.DeniedKept)
+			if n := len(r.logs.with(t, "denied")); n != lines || n != riffengine.DeniedMax-riffengine.DeniedReserved {
+				t.Fatalf("denied lines %d, then %d; want %d and no line of the last call", lines, n, riffengine.DeniedMax-riffengine.DeniedReserved)
 			}
 			if with.status != without.status || !bytes.Equal(with.body, without.body) {
 				t.Errorf("reply with a line %s; with none %s", with, without)
@@ -426,7 +424,7 @@ func TestGivenABodyOverTheLimitsWhenTheCallIsDeniedThenTheReplyClosesAndTheLineH
 	})
 	t.Run("over the limit of the lines: no read at all", func(t *testing.T) {
 		r := startDenied(t, deniedSetup{opts: adaOpts, bodyTime: time.Minute})
-		for range riffengine.DeniedMax - riffengine.DeniedKept {
+		for range riffengine.DeniedMax - riffengine.DeniedReserved {
 			r.noToken("/v1/whoami", whoami("bob"))
 		}
 		resp, body, closed := r.raw("/v1/whoami", 1000, me)
@@ -474,7 +472,7 @@ func TestGivenAWindowWhenItsTimerFiresOrTheServerStopsThenOneDroppedLineHasItsCo
 		t.Errorf("the first timer waits %v; want %v from the first refused call", a.wait, riffengine.DeniedInterval)
 	}
 	r.clock.Add(riffengine.DeniedInterval)
-	a.fire <- r.clock.Now()
+	a.fire()
 	// then one dropped line with the count of the window
 	until(t, "the dropped line of the first window", func() bool { return len(r.logs.with(t, "dropped")) == 1 })
 	if l := r.logs.with(t, "dropped")[0]; l["count"] != 10.0 || !mapsEqual(l["counts"], map[string]any{"no_token": 10.0}) {
@@ -512,6 +510,6 @@ func TestGivenAWindowWhenItsTimerFiresOrTheServerStopsThenOneDroppedLineHasItsCo
 		}
 	}
 	if kept != 20 {
-		t.Errorf("%d not_you lines; want the 20 kept lines", kept)
+		t.Errorf("%d not_you lines; want the 20 reserved lines", kept)
 	}
 }

@@ -57,7 +57,7 @@
 //     copy of the state on, encodes and writes a checkpoint with the lock
 //     free;
 //   - the preparer (the engine, at most one at a time): makes the file of
-//     the next chunk, for a store that can;
+//     the next chunk, for a store that can ([rifflog.Preparer]);
 //   - the saver of signins.json and its watcher (the engine, from the
 //     first serve, in a riff with sign-in): writes the snapshot of the
 //     token store when it changed, at most once a second from the end
@@ -69,11 +69,14 @@
 //     one;
 //   - the decoder of a replay (rifflog, inside Load): it ends with the
 //     load;
-//   - the HTTP server, the calls and streams on it, and
-//     [Handler.RunDenied] (the program): the engine ends the streams at
-//     its stop, and the program shuts its server down. RunDenied holds
-//     one timer at a time, the end of the open window of the denied
-//     lines; the end of its context stops the timer and ends the window.
+//   - the HTTP server, the calls and streams on it (the program): the
+//     engine ends the streams at its stop, and the program shuts its
+//     server down;
+//   - the timer of the open window of the denied lines (the denier of
+//     the Handler, a time.AfterFunc): at most one, armed when a window
+//     opens; each end of the window stops it, and
+//     [Handler.FlushDenied] at the stop of the program ends the window
+//     with no count lost.
 //
 // One path stops an engine for good (stopFor): it closes the gate (no new
 // command), marks why the instance stopped (each waiting call gets
@@ -129,8 +132,8 @@
 //   - [Authenticated]: the command with the caller that the token layer
 //     proved ([Authenticate] with a [Proof]), or the server itself.
 //   - check takes Engine.mu, queues the register of a caller that the
-//     state does not know (an entry of its own), looks up a kept call
-//     with the same call ID, and runs [riffstate.Check] (permits, handle, the signal of the
+//     state does not know (an entry of its own), looks up an answered
+//     call with the same call ID, and runs [riffstate.Check] (permits, handle, the signal of the
 //     command) and [riffstate.State.Queue] (positions and the pending
 //     copy). It returns a [Checked] with the lock still held.
 //   - [Checked.queue] puts the entry in the queue of the writer and

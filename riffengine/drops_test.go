@@ -14,7 +14,7 @@ import (
 )
 
 // The messages of the warning lines of the records that the state did
-// not take (the store design, "apply" and "The records").
+// not take (docs/operations.md, "The lines").
 const (
 	cannotTake = "a record that the state cannot take changes nothing"
 	skipsKind  = "a record of a kind or a value that this build does not know is skipped"

@@ -105,7 +105,9 @@ type Engine struct {
 	chain   rifflog.Sum
 	written uint64 // the last position whose chunk is written
 
-	queued   chan struct{}
+	queued chan struct{}
+	// wrote wakes settle after each chunk and at a stop (wroteChunk).
+	wrote    chan struct{}
 	streams  *hub
 	facts    facts
 	cancel   context.CancelFunc

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
@@ -33,7 +34,7 @@ func instance(t *testing.T, store rifflog.Store) *riff {
 		t.Fatalf("Load = %v", err)
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: store, StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		Store: store, StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		Now: r.clock.Now, TimerEvery: time.Hour, CheckpointInterval: 100 * 365 * 24 * time.Hour,
 		StateOptions: opts, LoadedCheckpoint: loaded.CheckpointName,
 	})
@@ -87,8 +88,8 @@ func annSees(r *riff) (unread uint64, detail string) {
 }
 
 // TestGivenTheLastCheckpointOfTheOldInstanceWhenTheNewOneEndsItsWaitThenItLoadsAgainFromIt
-// is the store design's "the new instance lists the checkpoints again
-// after the wait": the new instance loaded before the old one wrote its
+// is the rule "the new instance lists the checkpoints again after the
+// wait" (docs/operations.md, "A deploy: the handover"): the new instance loaded before the old one wrote its
 // last checkpoint, and after its wait it loads again from that one, so
 // it has ann's cursor and status, which only the memory of the old
 // instance and the checkpoint hold.

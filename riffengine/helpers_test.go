@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -219,7 +220,7 @@ func start(t testing.TB, s setup) *riff {
 		t.Fatalf("Load = %v", err)
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		Store: s.store, StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		Now: s.clock.Now, TimerEvery: time.Hour, CheckpointInterval: s.checkpointInterval, CheckpointEvery: s.checkpointEvery,
 	})
 	r.e.SetServing(true, "")
@@ -241,6 +242,7 @@ func start(t testing.TB, s setup) *riff {
 		}
 		r.e.Halt(errors.New("the test ends"))
 		r.http.Close()
+		r.srv.FlushDenied() // stops the timer of an open window
 	})
 	return r
 }

@@ -77,9 +77,6 @@ type Handler struct {
 	// BodyTime is the longest read of the body of a refused call for its
 	// name (BodyTime).
 	BodyTime time.Duration
-	// deniedAfter is the timer of the end of a window of the denied
-	// lines (afterTimer; a test gives its own).
-	deniedAfter func(time.Duration) (<-chan time.Time, func() bool)
 	// streamAfter is the timer of the end of a stream at the expiry of
 	// its token (afterTimer; a test gives its own, on its clock).
 	streamAfter func(time.Duration) (<-chan time.Time, func() bool)
@@ -88,7 +85,7 @@ type Handler struct {
 // NewHandler makes the HTTP side of e.
 func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
-		BodyTime: BodyTime, deniedAfter: afterTimer, streamAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
+		BodyTime: BodyTime, streamAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s
@@ -236,9 +233,9 @@ func (s *Handler) refuse(w http.ResponseWriter, r *wire.Refused, status int) {
 // limit gets no read and no line. key is the key of the token ("" with
 // none): the line has it only for a valid token.
 func (s *Handler) deniedUnread(w http.ResponseWriter, r *http.Request, refused *wire.Refused, key string) {
-	kept := keptFor(refused.Code, key)
-	if s.denier.take(refused.Code, kept) {
-		s.denier.write(refused.Code, r.URL.Path, s.readName(w, r), keyIf(kept, key))
+	reserved := reservedFor(refused.Code, key)
+	if s.denier.take(refused.Code, reserved) {
+		s.denier.write(refused.Code, r.URL.Path, s.readName(w, r), keyIf(reserved, key))
 	} else if r.Body != nil && r.Body != http.NoBody {
 		readNoMore(w)
 	}
@@ -249,9 +246,9 @@ func (s *Handler) deniedUnread(w http.ResponseWriter, r *http.Request, refused *
 // (the me of a riff with no sign-in, or a token that may not act as the
 // me of the body), and its denied line, with the name from body.
 func (s *Handler) deniedRead(w http.ResponseWriter, r *http.Request, refused *wire.Refused, body []byte, key string) {
-	kept := keptFor(refused.Code, key)
-	if s.denier.take(refused.Code, kept) {
-		s.denier.write(refused.Code, r.URL.Path, nameOf(r, body), keyIf(kept, key))
+	reserved := reservedFor(refused.Code, key)
+	if s.denier.take(refused.Code, reserved) {
+		s.denier.write(refused.Code, r.URL.Path, nameOf(r, body), keyIf(reserved, key))
 	}
 	s.refuse(w, refused, 0)
 }
@@ -484,4 +481,11 @@ func (s *Handler) server(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, s.e.Facts())
+}
+
+// afterTimer is a real timer, for the end of a stream at the expiry of
+// its token. A test gives a timer of its own clock.
+func afterTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(d)
+	return t.C, t.Stop
 }

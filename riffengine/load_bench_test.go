@@ -16,8 +16,8 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// The benchmarks of the start, at the scale of the store design
-// ("Operations" > "Cost"): 36 people with 8 live sessions each, about
+// The benchmarks of the start, at the scale of docs/performance.md
+// ("The start time from a checkpoint at 12 months of scale"): 36 people with 8 live sessions each, about
 // 24,800 direct threads, a checkpoint each 1,000 records. Results and
 // commands: docs/performance.md, section rifflog.
 
@@ -149,7 +149,7 @@ func BenchmarkReplayWorkRecords(b *testing.B) {
 	})
 }
 
-// scale is a riff at the scale of the store design after 12 months.
+// scale is a riff at the scale of docs/performance.md after 12 months.
 type scale struct {
 	people, sessionsEach, direct, directMsgs, repos, repoMsgs int
 }
@@ -284,14 +284,14 @@ func indexOf(cs []riffstate.Caller, c riffstate.Caller) int {
 }
 
 // BenchmarkLoad measures riffengine.Load from a directory store that
-// holds the checkpoint of a riff at the design's scale and the 1,000
+// holds the checkpoint of a riff at that scale and the 1,000
 // records after it (the most a start replays with a checkpoint each
 // 1,000 records). The start reads the newest checkpoint and the chunks
 // after it, never the whole history, so this is the start time of a
 // log of 12 months at that scale.
 func BenchmarkLoad(b *testing.B) {
 	if testing.Short() {
-		b.Skip("the setup builds a riff at the store design's scale")
+		b.Skip("the setup builds a riff at the scale of docs/performance.md")
 	}
 	const tail, per = 1000, 8
 	start := time.Now()

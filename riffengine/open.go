@@ -123,6 +123,7 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 		chain:    replayed.Chain,
 		written:  replayed.Last,
 		queued:   make(chan struct{}, 1),
+		wrote:    make(chan struct{}, 1),
 		streams:  newHub(),
 		cancel:   cancel,
 		stopping: make(chan struct{}),
@@ -239,10 +240,12 @@ func (e *Engine) settle(ctx context.Context) error {
 		if empty || stopped != nil {
 			break
 		}
+		// The gate is closed: only the writer empties the queue, and it
+		// sends on wrote after each chunk (halt after a stop).
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("settle: %w", ctx.Err())
-		case <-time.After(5 * time.Millisecond):
+		case <-e.wrote:
 		}
 	}
 	e.stopFor(nil)
@@ -298,6 +301,17 @@ func (e *Engine) halt(why error) {
 	e.queue = nil
 	for k := range e.waits {
 		delete(e.waits, k)
+	}
+	e.wroteChunk()
+}
+
+// wroteChunk wakes settle, which waits until the queue is written: the
+// writer calls it after each chunk, halt after a stop. It never blocks:
+// a wake that settle did not take yet stands for this one too.
+func (e *Engine) wroteChunk() {
+	select {
+	case e.wrote <- struct{}{}:
+	default:
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
@@ -25,7 +26,7 @@ func opened(t *testing.T, store rifflog.Store, opts riffengine.Options) *riff {
 	t.Helper()
 	r := &riff{t: t, store: store, clock: newClock(), logs: &lines{}, calls: map[string]int{}}
 	opts.Build, opts.StoreName = serverBuild(), "memory"
-	opts.Logger = riffengine.NewLogger(r.logs, slog.LevelDebug)
+	opts.Logger = jsonlog.New(r.logs, slog.LevelDebug)
 	e, err := riffengine.Open(context.Background(), store, opts)
 	if err != nil {
 		t.Fatalf("Open = %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -31,7 +32,7 @@ func startSignedInClock(t *testing.T, store rifflog.Store, opts riffstate.Option
 	t.Helper()
 	r := &signedRiff{t: t, logs: &lines{}}
 	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
-		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour, Now: c.Now,
 		CheckpointInterval: 100 * 365 * day,
 	})

@@ -15,8 +15,8 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// The measure of the lock (the store design, "Tests": how long each call
-// holds the lock and waits for it). Each call runs the steps of Dispatch
+// The measure of the lock (docs/performance.md, "How long a call holds
+// the lock and waits for it"). Each call runs the steps of Dispatch
 // with a clock between them:
 //
 //   - check: from the call of check to the return of queue: the wait for

@@ -9,8 +9,8 @@ import (
 	"github.com/como-technologies/riff/rifflog/mem"
 )
 
-// seen through a stop and a start of the server (the guide, "When a
-// session ends"): the time since the last call before the stop, not
+// seen through a stop and a start of the server (docs/state.md, "The time
+// rules": seen): the time since the last call before the stop, not
 // since the load; a keep-alive does not change it.
 
 func TestGivenAStopAndAStartThenWhoShowsTheTimeOfTheLastCallBeforeTheStop(t *testing.T) {

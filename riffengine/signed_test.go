@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -57,7 +58,7 @@ func startSigned(t *testing.T) *keyedRiff {
 		t.Fatal(err)
 	}
 	r.e = riffengine.New(loaded.State, loaded.Replayed, riffengine.Options{
-		Store: st, StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		Store: st, StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		Now: r.clock.Now, TimerEvery: time.Hour, CheckpointInterval: 100 * 365 * 24 * time.Hour, StateOptions: opts,
 	})
 	r.e.SetServing(true, "")

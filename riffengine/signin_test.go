@@ -20,6 +20,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/como-technologies/riff/riffcore/dpop"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
@@ -77,7 +78,7 @@ func startSignedInOn(t testing.TB, store rifflog.Store, opts riffstate.Options) 
 	t.Helper()
 	r := &signedRiff{t: t, logs: &lines{}}
 	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
-		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour,
 	})
 	if err != nil {

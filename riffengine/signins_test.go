@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/riffengine/tokens"
@@ -190,7 +191,7 @@ func openSigned(t *testing.T, store *signStore, opts riffengine.Options) *signed
 	opts.SignIn = true
 	opts.Build, opts.StoreName = serverBuild(), "memory"
 	opts.Now = s.clock.Now
-	opts.Logger = riffengine.NewLogger(s.logs, slog.LevelDebug)
+	opts.Logger = jsonlog.New(s.logs, slog.LevelDebug)
 	opts.TimerEvery = time.Hour
 	opts.CheckpointInterval = 100 * 365 * 24 * time.Hour
 	e, err := riffengine.Open(context.Background(), store, opts)

@@ -63,13 +63,13 @@ type Applied[R any] struct {
 	q Queued[R]
 }
 
-// Replied is a reply, and whether it is the reply of a kept call.
+// Replied is a reply, and whether it is the reply of an answered call.
 type Replied[R any] struct {
 	Reply  R
 	Repeat bool
 	// at is the position of the pending copy at the check of the
-	// command (0 for a kept reply): the position of a sign-in is the one
-	// at the check of its admit.
+	// command (0 for the reply of an answered call): the position of a
+	// sign-in is the one at the check of its admit.
 	at uint64
 }
 
@@ -109,7 +109,7 @@ func (a Applied[R]) reply() (R, error) {
 // refusal. A refused command waits as each command does, so no refusal
 // reports a change that is not in the log.
 //
-// A call with a call ID whose result is kept gets the kept reply with no
+// A call with a call ID that was answered gets the first reply with no
 // handle (Repeat); a second try that comes while the first one still
 // waits for the writer waits for the same entry; when the first try was
 // refused, the second runs handle again.
@@ -119,18 +119,18 @@ func (a Applied[R]) reply() (R, error) {
 // the lock.
 func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) (Replied[R], error) {
 	// What the call asks is known before the lock: a call with a call ID
-	// is compared with the kept call of its ID.
+	// is compared with the answered call of its ID.
 	var asked riffstate.Asked
 	if call.call != "" {
 		asked = riffstate.AskedOf[R](call.cmd)
 	}
 	for {
-		checked, kept, wait, err := check[C, R](e, call, asked)
+		checked, answered, wait, err := check[C, R](e, call, asked)
 		switch {
 		case err != nil:
 			return Replied[R]{}, err
-		case kept != nil:
-			return Replied[R]{Reply: *kept, Repeat: true}, nil
+		case answered != nil:
+			return Replied[R]{Reply: *answered, Repeat: true}, nil
 		case wait != nil:
 			if err := e.wait(ctx, wait); err != nil {
 				return Replied[R]{}, err
@@ -168,11 +168,11 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 	var key riffstate.Key
 	if call.call != "" {
 		key = riffstate.KeyOf(c, call.call)
-		done, ok, refused := e.state.KeptCall(key, asked)
+		done, ok, refused := e.state.AnsweredCall(key, asked)
 		if refused != nil {
 			// A reuse of the call ID for another command: refused, with
 			// no handle and no key, as each refusal (its line, its wait
-			// for the writer): the kept reply would tell of a command
+			// for the writer): the first reply would tell of a command
 			// that did not run.
 			en.refused = refused
 			return Checked[R]{e: e, en: en}, nil, nil, nil
@@ -199,17 +199,6 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 		e.waits[key] = en
 	}
 	return Checked[R]{e: e, en: en}, nil, nil, nil
-}
-
-// Send runs the first stages of a command of the server, with no wait:
-// the writer finishes it also when nobody waits for it.
-func Send[C riffstate.Command[R], R any](e *Engine, cmd C) error {
-	checked, _, _, err := check[C, R](e, asServer(cmd), riffstate.Asked{})
-	if err != nil {
-		return err
-	}
-	checked.queue()
-	return nil
 }
 
 // RunServer runs a command of the server through the one path and waits

@@ -20,7 +20,7 @@ func goBuild(t *testing.T, dir string) (string, error) {
 }
 
 // The stages of a command are types that only the engine package makes
-// (the engine design, "The pipeline in the types"). A package outside
+// (riffengine/doc.go, "Stages"). A package outside
 // cannot make an Authenticated value with a caller of its choice; the
 // twin, which differs in that one line, goes through Authenticate with
 // the proof of the token layer and compiles.

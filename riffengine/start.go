@@ -273,7 +273,7 @@ func (e *Engine) endLease(ctx context.Context) error {
 // instance (it ended, or aged). It gives the lease that it read.
 //
 // signins.json is written here, when it changed, before the checkpoint
-// (the guide: "It writes the object one last time, before its last
+// (the rule: "It writes the object one last time, before its last
 // checkpoint"), so that a token from the last second of this instance
 // works on the new one.
 func (e *Engine) handOver(ctx context.Context) (rifflog.LeaseRecord, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/dpop"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
@@ -98,7 +99,7 @@ func startStreamRiff(t *testing.T, opts riffstate.Options, topts tokens.Options)
 	c := newClock()
 	r := &streamRiff{signedRiff: &signedRiff{t: t, logs: &lines{}}, timers: &streamTimers{clock: c}}
 	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{
-		StoreName: "memory", Build: serverBuild(), Logger: riffengine.NewLogger(r.logs, slog.LevelDebug),
+		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour, Now: c.Now, Tokens: topts,
 	})
 	if err != nil {

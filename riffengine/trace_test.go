@@ -1,12 +1,7 @@
 package riffengine_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +13,8 @@ import (
 	"github.com/como-technologies/riff/riffengine"
 )
 
-// The trace lines (the engine design, "The trace of a command").
+// The trace lines (docs/operations.md, "The lines") and the denied lines
+// (docs/trace.md).
 
 // mark is the text that no log line may hold.
 const mark = "MARK-BODY-1234"
@@ -114,8 +110,8 @@ func TestDeniedLinesHaveALimitAndOneDroppedLine(t *testing.T) {
 	}
 	// then 80 denied lines, and no dropped line yet
 	denied := r.logs.with(t, "denied")
-	if len(denied) != riffengine.DeniedMax-riffengine.DeniedKept {
-		t.Errorf("%d denied lines; want %d", len(denied), riffengine.DeniedMax-riffengine.DeniedKept)
+	if len(denied) != riffengine.DeniedMax-riffengine.DeniedReserved {
+		t.Errorf("%d denied lines; want %d", len(denied), riffengine.DeniedMax-riffengine.DeniedReserved)
 	}
 	if d := denied[0]; d["code"] != "no_token" || d["path"] != "/v1/claim" || d["proved"] != false {
 		t.Errorf("denied line = %v; want code no_token, path /v1/claim, proved false", d)
@@ -162,28 +158,5 @@ func TestDeniedLinesAreTimedByTheClockOfTheEngine(t *testing.T) {
 	r.post("/v1/claim", wire.Claim{Item: "issue-7"})
 	if n := len(r.logs.with(t, "dropped")); n != 0 {
 		t.Errorf("a dropped line before the end of the window")
-	}
-}
-
-func TestNewLoggerWritesSeverityAndMessage(t *testing.T) {
-	var buf bytes.Buffer
-	log := riffengine.NewLogger(&buf, slog.LevelInfo)
-	log.Debug("dropped")
-	log.Info("one", "target", "engine")
-	log.Warn("two")
-	log.Error("three", slog.Group("caller", "session", "ann/a1"))
-	var got []string
-	for line := range bytes.Lines(buf.Bytes()) {
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
-		if _, ok := m["time"]; !ok || m["level"] != nil || m["msg"] != nil {
-			t.Errorf("line %q: want time, and no level or msg", line)
-		}
-		got = append(got, fmt.Sprint(m["severity"], " ", m["message"]))
-	}
-	if want := []string{"INFO one", "WARNING two", "ERROR three"}; !slices.Equal(got, want) {
-		t.Errorf("lines = %q; want %q", got, want)
 	}
 }

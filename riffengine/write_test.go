@@ -21,8 +21,8 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// The tests of the one path and the writer (the engine design, "The
-// pipeline in the types"; the store design, "Tests"). Each one holds a
+// The tests of the one path and the writer (riffengine/doc.go,
+// "Stages"; docs/store.md, "How it is tested"). Each one holds a
 // chunk write with a gate, so that the order does not depend on time.
 
 const repoThread = name.Thread("o/repo")

@@ -62,6 +62,7 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 		e.mu.Lock()
 		e.writing = false
 		e.mu.Unlock()
+		e.wroteChunk()
 	}()
 	// A stop does not cut a write in the middle: the write has a time of
 	// its own (the GCS store gives up after 10 s of retries).
@@ -109,7 +110,7 @@ func (e *Engine) writeOnce(ctx context.Context) bool {
 // that finds no file ready makes its own). At most one runs at a time; a
 // stop waits for it.
 func (e *Engine) prepare(name string) {
-	p, ok := e.opts.Store.(preparer)
+	p, ok := e.opts.Store.(rifflog.Preparer)
 	if !ok {
 		return
 	}
@@ -132,12 +133,6 @@ func (e *Engine) prepare(name string) {
 	}()
 }
 
-// preparer is a store that can make the file of the next object ahead
-// of time (the directory store).
-type preparer interface {
-	Prepare(name string) error
-}
-
 // finish finishes each command of a written chunk. written is the proof
 // of the write: only rifflog.Write makes it. It applies the records to
 // the written copy in the order of their positions, under the lock, and
@@ -157,8 +152,8 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	for _, en := range entries {
 		if en.hasKey {
 			if en.refused == nil {
-				e.state.Keep(en.key, en.asked, riffstate.Done{Made: en.made}, now)
-				step.Keeps = append(step.Keeps, riffstate.ShadowKeep{Key: en.key, Asked: en.asked, Made: en.made, AtMs: now.Ms})
+				e.state.Answer(en.key, en.asked, riffstate.Done{Made: en.made}, now)
+				step.Answers = append(step.Answers, riffstate.ShadowAnswer{Key: en.key, Asked: en.asked, Made: en.made, AtMs: now.Ms})
 			}
 			if e.waits[en.key] == en {
 				delete(e.waits, en.key)
@@ -174,7 +169,7 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 		e.facts.lastWriteTook = took
 		e.facts.chunkSizes.add(len(records))
 	}
-	if e.shadow != nil && (len(step.Records) > 0 || len(step.Keeps) > 0) {
+	if e.shadow != nil && (len(step.Records) > 0 || len(step.Answers) > 0) {
 		e.steps = append(e.steps, step)
 	}
 	drops := e.takeDropsLocked()

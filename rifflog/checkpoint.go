@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -72,20 +71,25 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 // ReadCheckpoint reads and checks the checkpoint object name: its JSON,
 // its state checksum, and its position and time against its name.
 func ReadCheckpoint(ctx context.Context, s Store, name string) (Checkpoint, error) {
-	pos, at, ok := ParseCheckpointName(name)
+	cn, ok := parseCheckpointName(name)
 	if !ok {
 		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", name, &LogError{Object: name, Kind: ErrUnreadable, Detail: "not a checkpoint name"})
 	}
-	data, err := s.Get(ctx, name)
+	return readCheckpoint(ctx, s, cn)
+}
+
+// readCheckpoint is ReadCheckpoint of a parsed name.
+func readCheckpoint(ctx context.Context, s Store, cn checkpointName) (Checkpoint, error) {
+	data, err := s.Get(ctx, cn.name)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", name, err)
+		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", cn.name, err)
 	}
 	c, err := decodeCheckpoint(data)
-	if err == nil && (c.Position != pos || c.WrittenAtMs != at) {
+	if err == nil && (c.Position != cn.position || c.WrittenAtMs != cn.atMs) {
 		err = fmt.Errorf("position %d and time %d differ from the name", c.Position, c.WrittenAtMs)
 	}
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("read checkpoint: %w", &LogError{Object: name, Position: pos, Kind: ErrUnreadable, Detail: err.Error()})
+		return Checkpoint{}, fmt.Errorf("read checkpoint: %w", &LogError{Object: cn.name, Position: cn.position, Kind: ErrUnreadable, Detail: err.Error()})
 	}
 	return c, nil
 }
@@ -135,7 +139,7 @@ func LoadCheckpoint(ctx context.Context, s Store, accept func(Checkpoint) error)
 	}
 	var l Loaded
 	for i := len(names) - 1; i >= 0; i-- {
-		c, err := ReadCheckpoint(ctx, s, names[i].name)
+		c, err := readCheckpoint(ctx, s, names[i])
 		if err == nil && accept != nil {
 			if err = accept(c); err != nil {
 				err = fmt.Errorf("read checkpoint %s: %w", names[i].name, err)
@@ -154,12 +158,6 @@ func LoadCheckpoint(ctx context.Context, s Store, accept func(Checkpoint) error)
 	return Loaded{}, fmt.Errorf("load checkpoint: none reads: %w", errors.Join(l.Failed...))
 }
 
-type checkpointName struct {
-	name     string
-	position uint64
-	atMs     int64
-}
-
 // checkpointNames lists the checkpoints by position, then time. Names
 // that do not parse are left out: no rule touches them.
 func checkpointNames(ctx context.Context, s Store) ([]checkpointName, error) {
@@ -167,19 +165,7 @@ func checkpointNames(ctx context.Context, s Store) ([]checkpointName, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
-	var out []checkpointName
-	for _, n := range names {
-		if p, at, ok := ParseCheckpointName(n); ok {
-			out = append(out, checkpointName{n, p, at})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].position != out[j].position {
-			return out[i].position < out[j].position
-		}
-		return out[i].atMs < out[j].atMs
-	})
-	return out, nil
+	return parseCheckpointNames(names), nil
 }
 
 // The keep rule.
@@ -193,18 +179,12 @@ const (
 // counts). The day comes from the name. Names that are not checkpoint
 // names are in neither list.
 func Keep(names []string, now time.Time) (keep, drop []string) {
-	var cs []checkpointName
-	for _, n := range names {
-		if p, at, ok := ParseCheckpointName(n); ok {
-			cs = append(cs, checkpointName{n, p, at})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].position != cs[j].position {
-			return cs[i].position < cs[j].position
-		}
-		return cs[i].atMs < cs[j].atMs
-	})
+	k, d := keepRule(parseCheckpointNames(names), now)
+	return objectNames(k), objectNames(d)
+}
+
+// keepRule is Keep of checkpoints sorted by position, then time.
+func keepRule(cs []checkpointName, now time.Time) (keep, drop []checkpointName) {
 	oldest := now.UTC().AddDate(0, 0, -(KeepDays - 1)).Format(time.DateOnly)
 	seenDay := map[string]bool{}
 	kept := make([]bool, len(cs))
@@ -220,12 +200,21 @@ func Keep(names []string, now time.Time) (keep, drop []string) {
 	}
 	for i, c := range cs {
 		if kept[i] {
-			keep = append(keep, c.name)
+			keep = append(keep, c)
 		} else {
-			drop = append(drop, c.name)
+			drop = append(drop, c)
 		}
 	}
 	return keep, drop
+}
+
+// objectNames gives the object name of each checkpoint.
+func objectNames(cs []checkpointName) []string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 // Pruned names the objects that Prune deleted.
@@ -245,21 +234,17 @@ func Prune(ctx context.Context, s Store, now time.Time) (Pruned, error) {
 	if err != nil {
 		return p, fmt.Errorf("prune: %w", err)
 	}
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.name
-	}
-	keep, drop := Keep(names, now)
-	for _, name := range drop {
-		if err := s.Delete(ctx, name); err != nil {
+	keep, drop := keepRule(cs, now)
+	for _, c := range drop {
+		if err := s.Delete(ctx, c.name); err != nil {
 			return p, fmt.Errorf("prune: %w", err)
 		}
-		p.Checkpoints = append(p.Checkpoints, name)
+		p.Checkpoints = append(p.Checkpoints, c.name)
 	}
 	if len(keep) == 0 {
 		return p, nil
 	}
-	oldest, _, _ := ParseCheckpointName(keep[0])
+	oldest := keep[0].position
 	chunks, firsts, err := chunkNames(ctx, s)
 	if err != nil {
 		return p, fmt.Errorf("prune: %w", err)

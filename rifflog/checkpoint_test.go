@@ -182,3 +182,65 @@ func TestFencing(t *testing.T) {
 		})
 	}
 }
+
+// TestGivenObjectsUnderCheckpointThatAreNotCheckpointNamesWhenPruneRunsThenItTouchesNoneAndDropsWhatKeepDrops:
+// a name is parsed once, and Keep, Prune and the load agree on what is a
+// checkpoint: a name that CheckpointName does not give is in no list and
+// stays in the store.
+func TestGivenObjectsUnderCheckpointThatAreNotCheckpointNamesWhenPruneRunsThenItTouchesNoneAndDropsWhatKeepDrops(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New()
+	day0 := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	var r rifflog.Replayed
+	for i := range 6 {
+		w, err := rifflog.Write(ctx, s, r.Next(records(r.Last+1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Last, r.Chain = w.Last(), w.Chain()
+		// Two a day: the keep rule drops the older of the first days.
+		at := day0.Add(time.Duration(i) * 12 * time.Hour)
+		if _, err := rifflog.WriteCheckpoint(ctx, s, rifflog.CheckpointAt(w, at.UnixMilli(), "1.0.0", []byte(`{}`))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	others := []string{
+		"checkpoint/junk.json",
+		"checkpoint/00000000000000000001-01.json",  // a leading zero in the time
+		"checkpoint/00000000000000000001--5.json",  // a sign
+		"checkpoint/0000000000000000001-5.json",    // 19 digits
+		"checkpoint/00000000000000000001-5.jsonl",  // another suffix
+		"checkpoint/00000000000000000001-5.json.x", // another suffix
+	}
+	for _, name := range others {
+		if err := s.Put(ctx, name, []byte("{}\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed, err := s.List(ctx, rifflog.CheckpointPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := day0.AddDate(0, 0, 3)
+	keep, drop := rifflog.Keep(listed, now)
+	if len(keep)+len(drop) != 6 || len(drop) == 0 {
+		t.Fatalf("Keep(%q) = %q, %q; want the 6 checkpoints split, some dropped", listed, keep, drop)
+	}
+	p, err := rifflog.Prune(ctx, s, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(drop, p.Checkpoints); diff != "" {
+		t.Errorf("Prune deleted other checkpoints than Keep drops (-Keep +Prune):\n%s", diff)
+	}
+	left, _ := s.List(ctx, rifflog.CheckpointPrefix)
+	want := append(append([]string{}, keep...), others...)
+	sort.Strings(want)
+	if diff := cmp.Diff(want, left); diff != "" {
+		t.Errorf("left after Prune (-want +got):\n%s", diff)
+	}
+	l, err := rifflog.LoadCheckpoint(ctx, s, nil)
+	if err != nil || l.Name != keep[len(keep)-1] {
+		t.Errorf("LoadCheckpoint = %q, %v; want the newest, %q", l.Name, err, keep[len(keep)-1])
+	}
+}

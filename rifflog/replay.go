@@ -162,77 +162,122 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 	}()
 	read := make(chan []readChunk, ahead)
 	checked := make(chan []checkedChunk[T], ahead)
-	wg.Go(func() {
-		defer close(read)
-		var batch []readChunk
-		n := 0
-		for i, name := range names {
-			c := readChunk{name: name}
-			if err := ctx.Err(); err != nil {
-				c.err = fmt.Errorf("replay: %w", err)
-			} else if data, err := s.Get(pipe, name); err != nil {
-				c.err = fmt.Errorf("replay: read %s: %w", name, err)
-			} else if c.d, err = decodeChunk(name, data); err != nil {
-				c.err = fmt.Errorf("replay: %w", err)
-			}
-			batch = append(batch, c)
-			n += len(c.d.lines)
-			if n < batchRecords && c.err == nil && i < len(names)-1 {
-				continue
-			}
-			select {
-			case read <- batch:
-			case <-pipe.Done():
-				return
-			}
-			if c.err != nil {
-				return
-			}
-			batch, n = nil, 0
-		}
-	})
+	wg.Go(func() { readChunks(ctx, pipe, s, names, read) })
 	// The check stage owns r until it ends; the apply stage reads r
 	// only after checked is closed.
-	wg.Go(func() {
-		defer close(checked)
-		for batch := range read {
-			outs := make([]checkedChunk[T], 0, len(batch))
-			var stopped error
-			for _, c := range batch {
-				out := checkedChunk[T]{name: c.name, err: c.err}
-				if c.err == nil {
-					out.vals = make([]T, 0, len(c.d.lines))
-					_, err := r.lines(c.name, c.d, func(line []byte, pos uint64, chain Sum) error {
-						v, err := decode(line, pos, chain)
-						if err != nil {
-							return err
-						}
-						if len(out.vals) == 0 {
-							out.first = pos
-						}
-						out.vals = append(out.vals, v)
-						return nil
-					})
-					if err != nil {
-						out.err = fmt.Errorf("replay: %w", err)
-					}
-				}
-				outs = append(outs, out)
-				if stopped = out.err; stopped != nil {
-					break
-				}
-			}
-			select {
-			case checked <- outs:
-			case <-pipe.Done():
-				return
-			}
-			if stopped != nil {
-				return
+	wg.Go(func() { checkChunks(pipe, &r, decode, read, checked) })
+	out, err := applyChunks(checked, apply)
+	if err != nil {
+		return out, err
+	}
+	// checked is closed, after the last write of the check stage to r.
+	// A stage stops early with no error only when ctx ends.
+	if out.Chunks != len(names) {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("replay: %w", err)
+		}
+		return out, fmt.Errorf("replay: the chunks ended early (%d of %d read)", out.Chunks, len(names))
+	}
+	if r.inside {
+		return out, fmt.Errorf("replay: %w", &LogError{Object: ChunkPrefix, Position: from.Position, Kind: ErrGap,
+			Detail: fmt.Sprintf("the log ends at %d, before the start position", r.last)})
+	}
+	out.Last, out.Chain = r.last, r.chain
+	return out, nil
+}
+
+// readChunks is the read stage of a replay: it reads and decodes the
+// chunks names in order, and sends them on read in batches of about
+// batchRecords records. A chunk that does not read ends the stage after
+// its batch, with its error in it; the end of ctx too. pipe ends when
+// the replay ends.
+func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- []readChunk) {
+	defer close(read)
+	var batch []readChunk
+	n := 0
+	for i, name := range names {
+		c := readChunk{name: name}
+		if err := ctx.Err(); err != nil {
+			c.err = fmt.Errorf("replay: %w", err)
+		} else if data, err := s.Get(pipe, name); err != nil {
+			c.err = fmt.Errorf("replay: read %s: %w", name, err)
+		} else if c.d, err = decodeChunk(name, data); err != nil {
+			c.err = fmt.Errorf("replay: %w", err)
+		}
+		batch = append(batch, c)
+		n += len(c.d.lines)
+		if n < batchRecords && c.err == nil && i < len(names)-1 {
+			continue
+		}
+		select {
+		case read <- batch:
+		case <-pipe.Done():
+			return
+		}
+		if c.err != nil {
+			return
+		}
+		batch, n = nil, 0
+	}
+}
+
+// checkChunks is the check stage of a replay: it checks each chunk that
+// comes on read against the one before it (r: positions, chain) and
+// decodes its records, and sends them on checked. The first error ends
+// the stage after its batch, with the error in it.
+func checkChunks[T any](pipe context.Context, r *replayer, decode func(line []byte, position uint64, chain Sum) (T, error), read <-chan []readChunk, checked chan<- []checkedChunk[T]) {
+	defer close(checked)
+	for batch := range read {
+		outs := make([]checkedChunk[T], 0, len(batch))
+		var stopped error
+		for _, c := range batch {
+			out := checkChunk(r, c, decode)
+			outs = append(outs, out)
+			if stopped = out.err; stopped != nil {
+				break
 			}
 		}
-	})
+		select {
+		case checked <- outs:
+		case <-pipe.Done():
+			return
+		}
+		if stopped != nil {
+			return
+		}
+	}
+}
 
+// checkChunk checks one chunk that was read and decodes its records
+// after the start position.
+func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, position uint64, chain Sum) (T, error)) checkedChunk[T] {
+	out := checkedChunk[T]{name: c.name, err: c.err}
+	if c.err != nil {
+		return out
+	}
+	out.vals = make([]T, 0, len(c.d.lines))
+	_, err := r.lines(c.name, c.d, func(line []byte, pos uint64, chain Sum) error {
+		v, err := decode(line, pos, chain)
+		if err != nil {
+			return err
+		}
+		if len(out.vals) == 0 {
+			out.first = pos
+		}
+		out.vals = append(out.vals, v)
+		return nil
+	})
+	if err != nil {
+		out.err = fmt.Errorf("replay: %w", err)
+	}
+	return out
+}
+
+// applyChunks is the apply stage of a replay, on the goroutine of the
+// caller: it applies each checked record in order and counts the
+// records and the chunks. It stops at the first error, of apply or of
+// a chunk.
+func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, position uint64) error) (Replayed, error) {
 	out := Replayed{}
 	for batch := range checked {
 		for _, c := range batch {
@@ -249,19 +294,6 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 			out.Chunks++
 		}
 	}
-	// checked is closed, after the last write of the check stage to r.
-	// A stage stops early with no error only when ctx ends.
-	if out.Chunks != len(names) {
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("replay: %w", err)
-		}
-		return out, fmt.Errorf("replay: the chunks ended early (%d of %d read)", out.Chunks, len(names))
-	}
-	if r.inside {
-		return out, fmt.Errorf("replay: %w", &LogError{Object: ChunkPrefix, Position: from.Position, Kind: ErrGap,
-			Detail: fmt.Sprintf("the log ends at %d, before the start position", r.last)})
-	}
-	out.Last, out.Chain = r.last, r.chain
 	return out, nil
 }
 

@@ -75,3 +75,14 @@ type BatchDeleter interface {
 	// a later DeleteAll removes them again.
 	DeleteAll(ctx context.Context, names []string) error
 }
+
+// Preparer is a store that can make, ahead of time, what the next Put of
+// an object needs (the directory store: the temporary file of the next
+// chunk), so that the Put does not wait for it. The writer of the engine
+// calls it after each chunk with the name of the next chunk.
+type Preparer interface {
+	// Prepare readies the next Put of the object name. It writes no
+	// object: a Prepare that no Put follows leaves nothing that List
+	// gives, and a Put that finds nothing ready does its own.
+	Prepare(name string) error
+}

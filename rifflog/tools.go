@@ -94,7 +94,7 @@ func startFor(ctx context.Context, s Store, from uint64) (From, error) {
 		if cs[i].position > from || cs[i].position+1 < firsts[0] {
 			continue
 		}
-		c, err := ReadCheckpoint(ctx, s, cs[i].name)
+		c, err := readCheckpoint(ctx, s, cs[i])
 		if err == nil {
 			return c.From(), nil
 		}
@@ -164,7 +164,7 @@ func Verify(ctx context.Context, s Store) (Verified, error) {
 	checkpoints := map[uint64][]Checkpoint{}
 	for _, c := range cs {
 		v.Checkpoints++
-		cp, err := ReadCheckpoint(ctx, s, c.name)
+		cp, err := readCheckpoint(ctx, s, c)
 		if err != nil {
 			cpProblems = append(cpProblems, problemOf(err))
 			continue

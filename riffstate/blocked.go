@@ -6,8 +6,8 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The texts of a block (the guide, "A blocked session" and "Say that the
-// lead waits for you"). A block is a signal call ([SetBlocked]); the
+// The texts of a block ("A blocked session" and "Say that the lead waits
+// for you" of riff's user guide; docs/cli.md lists them). A block is a signal call ([SetBlocked]); the
 // message that wakes the lead is a post of the caller through the one
 // path, which the engine sends after the signal with the text of
 // [View.BlockedTell].
@@ -32,7 +32,7 @@ func (v View) BlockedTell(c Caller, reason string, now Now) string {
 
 // BlockedReply gives the reply to a block, after its signal: the reason
 // is the block of the caller in the presence. told is what became of the
-// message to the lead. The reply to the lead is the guide's: "You wait
+// message to the lead. The reply to the lead is: "You wait
 // for your person: REASON. Ask your user. The next prompt ends the wait."
 func (v View) BlockedReply(c Caller, told Told, now Now) wire.TextReply {
 	if v.isLiveLead(c, now) {

@@ -10,7 +10,7 @@ import (
 
 // Checkpoint is the state at one position of the log: every part of the
 // written riff (with the last 200 messages of each thread), the read
-// cursors, the statuses and steps, the kept calls, and the version of
+// cursors, the statuses and steps, the answered calls, and the version of
 // the build that wrote it. A load of it, plus the records after it,
 // gives the state of a whole replay.
 type Checkpoint struct {
@@ -32,7 +32,7 @@ type SavedLive struct {
 	CalledMs int64   `json:"called_ms,omitempty"`
 }
 
-// SavedCall is one kept call: its key, its records, and the kind and
+// SavedCall is one answered call: its key, its records, and the kind and
 // the sum of the body of its command (to know a reuse of its call ID).
 // A checkpoint of an older build has no kind: a load takes it from the
 // records.
@@ -52,19 +52,19 @@ func (s *State) Checkpoint() Checkpoint {
 			lives[key] = saved
 		}
 	}
-	return checkpointOf(s.opts, s.written, s.presence.Cursors, lives, s.kept)
+	return checkpointOf(s.opts, s.written, s.presence.Cursors, lives, s.answered)
 }
 
 // checkpointOf gives the checkpoint of a riff, the part of the presence
-// that a checkpoint keeps, and the kept calls: the one form of both the
+// that a checkpoint keeps, and the answered calls: the one form of both the
 // state and its [Shadow].
-func checkpointOf(opts Options, riff *Riff, cursors map[string]map[name.Thread]uint64, lives map[string]*SavedLive, kept *Kept) Checkpoint {
+func checkpointOf(opts Options, riff *Riff, cursors map[string]map[name.Thread]uint64, lives map[string]*SavedLive, answered *Answered) Checkpoint {
 	cp := Checkpoint{Version: opts.Build, Position: riff.Position, Riff: riff, Cursors: cursors}
 	if len(lives) > 0 {
 		cp.Lives = lives
 	}
-	for _, key := range kept.order {
-		c := kept.calls[key]
+	for _, key := range answered.order {
+		c := answered.calls[key]
 		cp.Calls = append(cp.Calls, SavedCall{Key: key, AtMs: c.AtMs, Made: c.Made, Kind: c.Kind, Sum: c.Sum})
 	}
 	return cp
@@ -104,7 +104,7 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs}
 		s.presence.Lives[key] = l
 	}
-	s.kept = keptOf(cp.Calls)
+	s.answered = answeredOf(cp.Calls)
 	// The Shadow of the engine starts from the same bytes.
 	s.origin = &origin{base: data}
 	return s, nil
@@ -122,16 +122,16 @@ func decodeCheckpoint(data []byte) (Checkpoint, error) {
 	return cp, nil
 }
 
-// keptOf gives the table of the kept calls of a checkpoint.
-func keptOf(calls []SavedCall) *Kept {
-	k := NewKept()
+// answeredOf gives the table of the answered calls of a checkpoint.
+func answeredOf(calls []SavedCall) *Answered {
+	k := NewAnswered()
 	for _, c := range calls {
 		// A checkpoint of an older build has no kind: the records tell it.
 		kind := c.Kind
 		if kind == "" && len(c.Made) > 0 {
 			kind = c.Made[0].Command
 		}
-		k.calls[c.Key] = &keptCall{Made: c.Made, Kind: kind, Sum: c.Sum, AtMs: c.AtMs}
+		k.calls[c.Key] = &answeredCall{Made: c.Made, Kind: kind, Sum: c.Sum, AtMs: c.AtMs}
 		k.order = append(k.order, c.Key)
 	}
 	return k

@@ -207,7 +207,7 @@ func (rf ReleaseFor) Reply(c Caller, v View, d Done, now Now) wire.ReleaseForRep
 	released, _ := madeOf[record.Released](d)
 	return wire.ReleaseForReply{
 		Session: released.Session,
-		// The session as the lead gave it, as the guide shows it.
+		// The session as the lead gave it, as riff shows it to the lead.
 		Text: fmt.Sprintf("You released %s in %s for the session %s. The item is free.", rf.Item, released.Thread, rf.Session),
 	}
 }

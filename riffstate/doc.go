@@ -2,7 +2,7 @@
 // riff (what the log gives) and the presence (memory); apply, which
 // stores what a record says; each command as a type with its handle and
 // its reply; the permits table; the signals and the signal calls; the
-// views; the kept calls; and the checkpoint encoding.
+// views; the answered calls; and the checkpoint encoding.
 //
 // It is pure: it does no I/O, reads no clock, never logs, and iterates
 // no map in map order. Time and IDs come in as values ([Now]), so the

@@ -68,7 +68,7 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			s.dropped.add(rec)
 		}
 		s.presence.Applied(rec, s.written, nowMs)
-		s.kept.record(rec)
+		s.answered.record(rec)
 		if before != nil && before.Life != MustClear {
 			cleared[before.URI.Who().String()] = true
 		}

@@ -60,8 +60,8 @@ func (v View) ownerNote(text string, now Now, prior ...record.Change) record.Cha
 
 // oldOwnerStaysAdmin gives the records that keep the old owner an admin
 // when the role leaves the person: member_invited and admin_set, each
-// only when needed, before the change of the owner (the seeds: "The old
-// owner stays an admin" is a decision of handle).
+// only when needed, before the change of the owner ("The old owner stays an
+// admin", docs/people.md, is a decision of handle).
 func (v View) oldOwnerStaysAdmin(old string) []record.Change {
 	if old == "" {
 		return nil

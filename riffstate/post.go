@@ -18,8 +18,8 @@ import (
 // selector with lead=true that matches no live session wakes each live
 // session with no claim that its other fields match, when the user has
 // no live lead. The sender never wakes itself. A note wakes nobody. The
-// thread denials takes notes only (the guide, "See the refusals of auto
-// mode"), so a refusal wakes no session. A
+// thread denials takes notes only (docs/agents.md, "the refusals": riff
+// relay denied posts each refusal of auto mode there as a note), so a refusal wakes no session. A
 // post with the key of a kept message of the same person is dropped.
 type Post struct {
 	wire.Post

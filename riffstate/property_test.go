@@ -185,7 +185,7 @@ func stepOf(s *State, c call, id string) []record.Record {
 	recs := s.Queue(c.caller, c.cmd.kind(), id, h.Changes, c.now)
 	s.WrittenRecords(recs, c.now)
 	if len(recs) > 0 {
-		s.Keep(KeyOf(s.Caller(c.caller), id), c.cmd.asked(), Done{Made: recs}, c.now)
+		s.Answer(KeyOf(s.Caller(c.caller), id), c.cmd.asked(), Done{Made: recs}, c.now)
 	}
 	return append(made, recs...)
 }
@@ -320,13 +320,13 @@ func TestACheckpointKeepsTheReadCursorsStatusesStepsAndKeptCalls(t *testing.T) {
 	if cur, ok := loaded.presence.Cursor(ann, repo); !ok || cur < 4 {
 		t.Errorf("cursor after a load = %d, %v; want at least 4", cur, ok)
 	}
-	if live.kept.Len() == 0 || loaded.kept.Len() != live.kept.Len() {
-		t.Errorf("kept calls: live %d, loaded %d; want the same, more than 0", live.kept.Len(), loaded.kept.Len())
+	if live.answered.Len() == 0 || loaded.answered.Len() != live.answered.Len() {
+		t.Errorf("kept calls: live %d, loaded %d; want the same, more than 0", live.answered.Len(), loaded.answered.Len())
 	}
 	// A repeated call after the load gets the kept records.
-	for _, key := range live.kept.order {
-		want, _, _ := live.KeptCall(key, Asked{})
-		got, ok, err := loaded.KeptCall(key, Asked{})
+	for _, key := range live.answered.order {
+		want, _, _ := live.AnsweredCall(key, Asked{})
+		got, ok, err := loaded.AnsweredCall(key, Asked{})
 		if !ok || err != nil || !cmp.Equal(want.Made, got.Made) {
 			t.Fatalf("kept call %v after a load = %+v, %v, %v; want its records", key, got, ok, err)
 		}

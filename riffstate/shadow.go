@@ -12,9 +12,9 @@ import (
 // Shadow is a copy of the written state that only a checkpoint reads, so
 // that the checkpoint encodes it outside the lock of the engine (the
 // store design: "The server encodes a copy of the state outside the
-// lock"). It holds a riff and a table of kept calls of its own, which it
-// moves on by the same pure steps as the written copy (Apply, and the
-// keep of each call), and the part of the presence that a checkpoint
+// lock"). It holds a riff and a table of answered calls of its own, which
+// it moves on by the same pure steps as the written copy (Apply, and the
+// answer of each call), and the part of the presence that a checkpoint
 // keeps (the read cursors, the statuses and the steps), which it takes
 // from the presence in time proportional to what changed ([Changes]).
 // The log is the truth, and Apply is pure: the same records give the
@@ -31,10 +31,10 @@ type Shadow struct {
 	base     []byte
 	replayed []record.Record
 
-	riff    *Riff
-	kept    *Kept
-	cursors map[string]map[name.Thread]uint64
-	lives   map[string]*SavedLive
+	riff     *Riff
+	answered *Answered
+	cursors  map[string]map[name.Thread]uint64
+	lives    map[string]*SavedLive
 }
 
 // origin is what a state keeps, from its load until it gives its
@@ -47,14 +47,14 @@ type origin struct {
 
 // ShadowStep is one step of the written copy, in the order of the
 // writer: the records of a written chunk, or of a replay (the same steps
-// for the riff and the kept calls), then the calls kept after it.
+// for the riff and the answered calls), then the calls answered after it.
 type ShadowStep struct {
 	Records []record.Record
-	Keeps   []ShadowKeep
+	Answers []ShadowAnswer
 }
 
-// ShadowKeep is one kept call: the arguments of [State.Keep].
-type ShadowKeep struct {
+// ShadowAnswer is one answered call: the arguments of [State.Answer].
+type ShadowAnswer struct {
 	Key   Key
 	Asked Asked
 	Made  []record.Record
@@ -154,13 +154,13 @@ func (sh *Shadow) ensure() error {
 	if sh.riff != nil {
 		return nil
 	}
-	sh.riff, sh.kept = NewRiff(), NewKept()
+	sh.riff, sh.answered = NewRiff(), NewAnswered()
 	if sh.base != nil {
 		cp, err := decodeCheckpoint(sh.base)
 		if err != nil {
 			return fmt.Errorf("the copy of the checkpoint: %w", err)
 		}
-		sh.riff, sh.kept = cp.Riff.fill(), keptOf(cp.Calls)
+		sh.riff, sh.answered = cp.Riff.fill(), answeredOf(cp.Calls)
 	}
 	sh.step(sh.replayed)
 	sh.base, sh.replayed = nil, nil
@@ -171,7 +171,7 @@ func (sh *Shadow) ensure() error {
 func (sh *Shadow) step(records []record.Record) {
 	for _, rec := range records {
 		Apply(sh.riff, rec)
-		sh.kept.record(rec)
+		sh.answered.record(rec)
 	}
 }
 
@@ -184,8 +184,8 @@ func (sh *Shadow) Advance(steps []ShadowStep, ch Changes) error {
 	}
 	for _, st := range steps {
 		sh.step(st.Records)
-		for _, k := range st.Keeps {
-			sh.kept.keep(k.Key, k.Asked, Done{Made: k.Made}, k.AtMs)
+		for _, k := range st.Answers {
+			sh.answered.add(k.Key, k.Asked, Done{Made: k.Made}, k.AtMs)
 		}
 	}
 	for _, key := range ch.CursorKeys {
@@ -220,7 +220,7 @@ func (sh *Shadow) Encode() ([]byte, error) {
 	if err := sh.ensure(); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(checkpointOf(sh.opts, sh.riff, sh.cursors, sh.lives, sh.kept))
+	b, err := json.Marshal(checkpointOf(sh.opts, sh.riff, sh.cursors, sh.lives, sh.answered))
 	if err != nil {
 		return nil, fmt.Errorf("encode checkpoint: %w", err)
 	}

@@ -29,8 +29,8 @@ func writeStep(s *State, c call, id string) ShadowStep {
 	st.Records = append(st.Records, recs...)
 	key := KeyOf(s.Caller(c.caller), id)
 	asked := c.cmd.asked()
-	s.Keep(key, asked, Done{Made: recs}, c.now)
-	st.Keeps = append(st.Keeps, ShadowKeep{Key: key, Asked: asked, Made: recs, AtMs: c.now.Ms})
+	s.Answer(key, asked, Done{Made: recs}, c.now)
+	st.Answers = append(st.Answers, ShadowAnswer{Key: key, Asked: asked, Made: recs, AtMs: c.now.Ms})
 	return st
 }
 

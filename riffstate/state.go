@@ -44,7 +44,7 @@ type Handled struct {
 // Done is what the writer hands back to a command once its chunk is
 // written: the records of the command, and Ended, the number of
 // sign-ins that the effect of its member_removed or signins_ended ended
-// (the engine counts them; a kept call gives 0, as the state keeps only
+// (the engine counts them; an answered call gives 0, as the state keeps only
 // the records).
 type Done struct {
 	Made  []record.Record
@@ -76,14 +76,14 @@ type Options struct {
 
 // State is the whole state of a riff: the pending copy of the riff
 // (each record in the queue), the written copy (each record whose chunk
-// is written), the presence, and the kept calls.
+// is written), the presence, and the answered calls.
 //
 // A State is not safe for concurrent use: the engine holds its one lock.
 type State struct {
 	pending  *Riff
 	written  *Riff
 	presence *Presence
-	kept     *Kept
+	answered *Answered
 	opts     Options
 	// dropped are the records that the written copy did not take.
 	dropped drops
@@ -94,7 +94,7 @@ type State struct {
 
 // New gives the state of an empty log.
 func New(opts Options) *State {
-	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), kept: NewKept(), opts: opts, origin: &origin{}}
+	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), answered: NewAnswered(), opts: opts, origin: &origin{}}
 }
 
 // Pending is the view of the pending copy, for handle.
@@ -259,7 +259,7 @@ func (s *State) Replay(records ...record.Record) {
 			s.dropped.add(rec)
 		}
 		s.presence.Applied(rec, s.written, 0)
-		s.kept.record(rec)
+		s.answered.record(rec)
 	}
 	if s.origin != nil {
 		s.origin.replayed = append(s.origin.replayed, records...)
@@ -270,20 +270,20 @@ func (s *State) Replay(records ...record.Record) {
 // minutes from now to call again before its claims end.
 func (s *State) Loaded(now Now) { s.presence.LoadedMs = now.Ms }
 
-// Keep keeps the result of an accepted call with a call ID: its records,
-// and what it asked, to know a repeat.
-func (s *State) Keep(key Key, asked Asked, done Done, now Now) {
+// Answer adds an accepted call with a call ID to the answered calls:
+// its records, and what it asked, to know a repeat.
+func (s *State) Answer(key Key, asked Asked, done Done, now Now) {
 	s.origin = nil
-	s.kept.keep(key, asked, done, now.Ms)
+	s.answered.add(key, asked, done, now.Ms)
 }
 
-// KeptCall gives the kept result of a call, when a call with the key was
-// kept. A call that reuses the call ID of a kept call of its caller for
-// another command, or for the same command with another body, is
-// refused with bad_request: a call ID is unique per caller, and the
-// kept reply would tell of a command that did not run.
-func (s *State) KeptCall(key Key, asked Asked) (Done, bool, *wire.Refused) {
-	return s.kept.get(key, asked)
+// AnsweredCall gives the result of a call, when a call with the key was
+// answered. A call that reuses the call ID of an answered call of its
+// caller for another command, or for the same command with another
+// body, is refused with bad_request: a call ID is unique per caller, and
+// the first reply would tell of a command that did not run.
+func (s *State) AnsweredCall(key Key, asked Asked) (Done, bool, *wire.Refused) {
+	return s.answered.get(key, asked)
 }
 
 // View is the state as handle, a reply or a query reads it: the riff of

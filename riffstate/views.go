@@ -40,8 +40,8 @@ func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
 	return now.Ms-calledMs >= OfflineMs
 }
 
-// RunsOldRiff says whether a session runs an old riff (the guide, "Update
-// a session that runs an old riff"): the file of its riff was replaced
+// RunsOldRiff says whether a session runs an old riff (docs/wire.md, who:
+// update): the file of its riff was replaced
 // since it started, or its build is older than the server's (a lower
 // version, or the same version from an older commit). A session whose
 // riff told no build (a riff from before the mark) runs no old riff.
@@ -107,7 +107,9 @@ func byClause(info *PauseInfo) string {
 	return " by " + info.By.String()
 }
 
-// row gives the row of a session: the first state that matches wins.
+// row gives the row of a session: its role, its state (the first that
+// matches wins) with the detail of that state, then what it works on and
+// the facts of its presence (the activity, the step, the status).
 func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	w := s.URI.Who()
 	l := v.presence.Live(w)
@@ -117,98 +119,131 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	// it, and a start of the server keeps it (the checkpoint saves it).
 	called := v.CalledMs(s)
 	row.SeenMs = called
-	// The row of the caller has You; the reader shows "you" before the
-	// tags.
+	row.Role = roleOf(marked.Lead, s.Worker, l)
+	claims := v.Claims(s, now)
+	activity := freshActivity(l, now)
+	state, gone, first := v.stateOf(s, l, marked.Lead, len(claims) > 0, activity, called, now)
+	row.State, row.Gone = state, gone
+	var detail []string
+	if first != "" {
+		detail = append(detail, first)
+	}
+	if !gone {
+		if len(claims) > 0 {
+			detail = append(detail, workingOn(claims))
+		}
+		detail = append(detail, v.presenceDetail(s, l, activity, now)...)
+	}
+	row.Detail = strings.Join(detail, "  ")
+	return row
+}
+
+// roleOf gives the tags of the role of a session: lead, worker,
+// container, in that order. The row of the caller has You; the reader
+// shows "you" before the tags.
+func roleOf(lead, worker bool, l *Live) string {
 	var tags []string
-	if marked.Lead {
+	if lead {
 		tags = append(tags, "lead")
 	}
-	if s.Worker {
+	if worker {
 		tags = append(tags, "worker")
 	}
 	if l != nil && l.Container {
 		tags = append(tags, "container")
 	}
-	row.Role = strings.Join(tags, " ")
-	var detail []string
-	add := func(format string, args ...any) { detail = append(detail, fmt.Sprintf(format, args...)) }
-	claims := v.Claims(s, now)
+	return strings.Join(tags, " ")
+}
+
+// freshActivity says whether the fact of the hooks is the work of now:
+// keep-alives carry it, one each minute, so a fact with no keep-alive
+// for two is old.
+func freshActivity(l *Live, now Now) bool {
+	return l != nil && l.Activity != "" && now.Ms-l.ActivitySentMs < ActivityFreshMs
+}
+
+// stateOf gives the state of a session, whether it is gone, and the
+// detail of that state ("" with none): the first state that matches
+// wins, gone, offline, paused, must clear, blocked, waiting, busy, idle.
+func (v View) stateOf(s *Session, l *Live, lead, claims, activity bool, called int64, now Now) (state string, gone bool, detail string) {
+	w := s.URI.Who()
 	_, pauseInfo, paused := v.Paused(v.placeOf(s))
-	// The fact of the hooks is the work of now while keep-alives carry
-	// it: one each minute, so a fact with no keep-alive for two is old.
-	activity := l != nil && l.Activity != "" && now.Ms-l.ActivitySentMs < ActivityFreshMs
 	switch {
 	case v.Gone(w, now):
-		row.State, row.Gone = "gone", true
 		if l != nil && l.Ended {
-			add("ended")
-		} else {
-			add("seen %s ago", Ago(now.Ms-called))
+			return "gone", true, "ended"
 		}
+		return "gone", true, fmt.Sprintf("seen %s ago", Ago(now.Ms-called))
 	case v.Offline(w, called, now):
-		row.State = "offline"
-		add("seen %s ago", Ago(now.Ms-called))
+		return "offline", false, fmt.Sprintf("seen %s ago", Ago(now.Ms-called))
 	case paused:
-		row.State = "paused"
-		add("paused%s", byClause(pauseInfo))
+		return "paused", false, "paused" + byClause(pauseInfo)
 	case s.Life == MustClear:
-		row.State = "must clear"
-		add("released its last item %s ago; clears its context", Ago(now.Ms-s.ReleasedMs))
-	case l != nil && l.Block != nil && !marked.Lead:
-		row.State = "blocked"
-		add("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
+		return "must clear", false, fmt.Sprintf("released its last item %s ago; clears its context", Ago(now.Ms-s.ReleasedMs))
+	case l != nil && l.Block != nil && !lead:
+		return "blocked", false, fmt.Sprintf("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
 	case l != nil && l.Block != nil:
-		row.State = "waiting"
-		// The guide: "riff shows it as waiting, with your name and the
-		// reason"; each member reads who, so the name, not "you".
-		add("waits for %s: %s", s.URI.User, l.Block.Text)
-	case len(claims) > 0 || (activity && wire.IsWork(l.Activity)):
-		row.State = "busy"
-	default:
-		row.State = "idle"
-		since := max(s.ReleasedMs, s.FreshMs)
-		if since == 0 && l != nil {
-			since = v.SeenMs(w)
+		// A blocked lead: "riff shows it as waiting, with your name and
+		// the reason" (docs/state.md, Who); each member reads who, so the
+		// name, not "you".
+		return "waiting", false, fmt.Sprintf("waits for %s: %s", s.URI.User, l.Block.Text)
+	case claims || (activity && wire.IsWork(l.Activity)):
+		return "busy", false, ""
+	}
+	since := max(s.ReleasedMs, s.FreshMs)
+	if since == 0 && l != nil {
+		since = v.SeenMs(w)
+	}
+	switch {
+	case lead:
+		return "idle", false, fmt.Sprintf("monitoring work for %s", Ago(now.Ms-since))
+	case s.Worker:
+		return "idle", false, fmt.Sprintf("ready for work for %s", Ago(now.Ms-since))
+	}
+	return "idle", false, ""
+}
+
+// workingOn gives the detail of the claims of a session: working on
+// issue-7, issue-9.
+func workingOn(claims []ClaimRef) string {
+	var items []string
+	for _, ref := range claims {
+		items = append(items, itemText(ref.Item))
+	}
+	return "working on " + strings.Join(items, ", ")
+}
+
+// presenceDetail gives the details of the presence of a session that is
+// not gone: the fresh fact of the hooks with its age, the step (or how
+// it failed), and the status, each marked stale when the state of the
+// session changed after it.
+func (v View) presenceDetail(s *Session, l *Live, activity bool, now Now) []string {
+	if l == nil {
+		return nil
+	}
+	var detail []string
+	if activity {
+		detail = append(detail, activityText(l.Activity, now.Ms-l.ActivityMs))
+	}
+	if l.Step != nil {
+		stale := ""
+		if v.stale(l.Step.StartMs, s) {
+			stale = " (stale)"
 		}
-		switch {
-		case marked.Lead:
-			add("monitoring work for %s", Ago(now.Ms-since))
-		case s.Worker:
-			add("ready for work for %s", Ago(now.Ms-since))
+		if l.Step.Failed != "" {
+			detail = append(detail, fmt.Sprintf("%s failed %s ago: %s", l.Step.Name, Ago(now.Ms-l.Step.FailedMs), l.Step.Failed))
+		} else {
+			detail = append(detail, fmt.Sprintf("%s for %s%s", l.Step.Name, Ago(now.Ms-l.Step.StartMs), stale))
 		}
 	}
-	if len(claims) > 0 && !row.Gone {
-		var items []string
-		for _, ref := range claims {
-			items = append(items, itemText(ref.Item))
+	if l.Status != nil {
+		stale := ""
+		if v.stale(l.Status.AtMs, s) {
+			stale = " (stale)"
 		}
-		add("working on %s", strings.Join(items, ", "))
+		detail = append(detail, fmt.Sprintf("%s ago: %s%s", Ago(now.Ms-l.Status.AtMs), l.Status.Text, stale))
 	}
-	if l != nil && !row.Gone {
-		if activity {
-			add("%s", activityText(l.Activity, now.Ms-l.ActivityMs))
-		}
-		if l.Step != nil {
-			stale := ""
-			if v.stale(l.Step.StartMs, s) {
-				stale = " (stale)"
-			}
-			if l.Step.Failed != "" {
-				add("%s failed %s ago: %s", l.Step.Name, Ago(now.Ms-l.Step.FailedMs), l.Step.Failed)
-			} else {
-				add("%s for %s%s", l.Step.Name, Ago(now.Ms-l.Step.StartMs), stale)
-			}
-		}
-		if l.Status != nil {
-			stale := ""
-			if v.stale(l.Status.AtMs, s) {
-				stale = " (stale)"
-			}
-			add("%s ago: %s%s", Ago(now.Ms-l.Status.AtMs), l.Status.Text, stale)
-		}
-	}
-	row.Detail = strings.Join(detail, "  ")
-	return row
+	return detail
 }
 
 // ActivityFreshMs is how long a fact of the hooks stays the work of the

@@ -29,6 +29,8 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
+	"github.com/como-technologies/riff/riffcore/loopback"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/dir"
@@ -232,18 +234,10 @@ func checkListen(addr string, anywhere, signIn bool) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	if loopback(host) || signIn || anywhere {
+	if loopback.Is(host) || signIn || anywhere {
 		return nil
 	}
 	return fmt.Errorf("--listen %s is not a loopback address: a riff with no sign-in trusts its network, so it listens on loopback only. Give it a provider (--client-id) to listen there with sign-in, or --listen-anywhere to listen there with no sign-in all the same", addr)
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // serve runs the server: riffengine.Open loads, takes the lease and
@@ -258,14 +252,14 @@ func loopback(host string) bool {
 // the lease with its port closed, and listens after its wait, when the
 // old instance has closed it.
 func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) error {
-	log := riffengine.NewLogger(stderr, slog.LevelInfo)
+	log := jsonlog.New(stderr, slog.LevelInfo)
 	if err := s.signIn.check(); err != nil {
 		return err
 	}
 	if err := checkListen(s.listen, s.anywhere, s.signIn.on()); err != nil {
 		return err
 	}
-	if host, _, _ := net.SplitHostPort(s.listen); !loopback(host) && !s.signIn.on() {
+	if host, _, _ := net.SplitHostPort(s.listen); !loopback.Is(host) && !s.signIn.on() {
 		log.Warn("riff-server listens on "+s.listen+" with no sign-in (--listen-anywhere): each program that reaches it can act as any session and any person",
 			"target", "start", "listen", s.listen)
 	}
@@ -280,7 +274,7 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	defer closeStore()
 	withLease := storeName != "memory"
 	p := &port{addr: s.listen, log: log, served: make(chan error, 1)}
-	defer p.stopDenied()
+	defer p.flushDenied()
 	e, err := riffengine.Open(ctx, st, riffengine.Options{
 		StoreName: storeName, Build: me, Logger: log,
 		CheckpointEvery: s.checkpointEvery, CheckpointInterval: s.checkpointInterval,
@@ -310,7 +304,6 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 		defer cancel()
 		err := e.Close(sctx)
 		p.shutdown()
-		p.server.FlushDenied()
 		return err
 	case <-e.Stopping():
 		// The engine stopped on its own: another instance took the lease
@@ -337,9 +330,8 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	}
 }
 
-// port is the HTTP side of serve: the listener, the HTTP server of the
-// engine, and the goroutine that logs the denied calls, which serve owns
-// and stops.
+// port is the HTTP side of serve: the listener and the HTTP server of
+// the engine, which serve owns and shuts down.
 type port struct {
 	addr       string
 	log        *slog.Logger
@@ -349,8 +341,7 @@ type port struct {
 	served     chan error
 	// taken is true when another process held the port at the load: the
 	// port opens after the lease wait.
-	taken      bool
-	deniedStop func()
+	taken bool
 }
 
 // open opens the port after the load, with the engine that answers 503
@@ -378,17 +369,15 @@ func (p *port) open(e *riffengine.Engine, withLease bool, signIn signInSettings)
 	default:
 		p.serve(ln)
 	}
-	deniedCtx, cancel := context.WithCancel(context.Background())
-	deniedDone := make(chan struct{})
-	go func() { defer close(deniedDone); p.server.RunDenied(deniedCtx) }()
-	p.deniedStop = func() { cancel(); <-deniedDone }
 	return nil
 }
 
-// stopDenied stops the goroutine of the denied calls, when it runs.
-func (p *port) stopDenied() {
-	if p.deniedStop != nil {
-		p.deniedStop()
+// flushDenied ends the open window of the denied lines at the stop,
+// after the port closed (each stop path closes it before serve returns),
+// when the port was made.
+func (p *port) flushDenied() {
+	if p.server != nil {
+		p.server.FlushDenied()
 	}
 }
 

@@ -377,6 +377,7 @@ func TestSameRiff(t *testing.T) {
 		{name: "localhost and 127.0.0.1", a: "localhost", b: "127.0.0.1", want: true},
 		{name: "[::1] and 127.0.0.1", a: "[::1]:9000", b: "127.0.0.1:9000", want: true},
 		{name: "::1 and localhost", a: "::1", b: "http://localhost:7878", want: true},
+		{name: "LOCALHOST and 127.0.0.2", a: "LOCALHOST", b: "127.0.0.2", want: true},
 		{name: "another port", a: "localhost:9000", b: "127.0.0.1:7878", want: false},
 		{name: "another host", a: "first:7878", b: "127.0.0.1:7878", want: false},
 		{name: "another scheme", a: "https://localhost:7878", b: "http://127.0.0.1:7878", want: false},

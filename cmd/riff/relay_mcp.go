@@ -15,6 +15,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/mcptools"
 	"github.com/como-technologies/riff/riffclient/place"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -161,17 +162,7 @@ func (l logLines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// jsonLog is the log of riff relay mcp on stderr: JSON lines with
-// severity, which the agent tool keeps in the log of its MCP server.
-func jsonLog(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		switch {
-		case len(groups) > 0:
-		case a.Key == slog.LevelKey:
-			a.Key = "severity"
-		case a.Key == slog.MessageKey:
-			a.Key = "message"
-		}
-		return a
-	}}))
-}
+// jsonLog is the log of riff relay mcp on stderr: the JSON lines with
+// severity of riff-server (riffcore/jsonlog), which the agent tool keeps
+// in the log of its MCP server.
+func jsonLog(w io.Writer) *slog.Logger { return jsonlog.New(w, slog.LevelInfo) }

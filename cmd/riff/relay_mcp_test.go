@@ -579,7 +579,7 @@ func TestGivenTheEnvOfAnAgentToolWhenTheRelayStartsThenRiffSessionWinsOverClaude
 			switch {
 			case tc.want != "" && got != tc.want:
 				t.Errorf("the session is %q, want %q", got, tc.want)
-			case tc.want == "" && (got == "" || !strings.Contains(log.String(), `"severity":"WARN"`)):
+			case tc.want == "" && (got == "" || !strings.Contains(log.String(), `"severity":"WARNING"`)):
 				t.Errorf("with no session ID the relay has %q and logs %q; want a new ID and a warning", got, log.String())
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffclient/signin"
+	"github.com/como-technologies/riff/riffcore/loopback"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -85,23 +86,14 @@ func faultOf(m *signin.Machine) func() error {
 }
 
 // sameRiff says whether a and b are one riff: the same URL, or the same
-// scheme, port and path on localhost, 127.0.0.1 or [::1].
+// scheme, port and path on this machine (riffcore/loopback).
 func sameRiff(a, b *url.URL) bool {
 	if a.String() == b.String() {
 		return true
 	}
-	return loopback(a.Hostname()) && loopback(b.Hostname()) &&
+	return loopback.Is(a.Hostname()) && loopback.Is(b.Hostname()) &&
 		a.Scheme == b.Scheme && a.Port() == b.Port() &&
 		strings.TrimRight(a.Path, "/") == strings.TrimRight(b.Path, "/")
-}
-
-// loopback says whether a host names the riff of this machine.
-func loopback(host string) bool {
-	switch strings.ToLower(host) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
 }
 
 // errSilent ends a command that printed its fault already.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/jsonlog"
 	"github.com/como-technologies/riff/riffengine"
 	"github.com/como-technologies/riff/rifflog/dir"
 )
@@ -36,7 +37,7 @@ func run(ctx context.Context, path, addr string) error {
 	if path == "" {
 		return errors.New("give the directory of the log in RIFF_DIR")
 	}
-	log := riffengine.NewLogger(os.Stderr, slog.LevelInfo)
+	log := jsonlog.New(os.Stderr, slog.LevelInfo)
 	r, err := open(ctx, path, log)
 	if err != nil {
 		return err

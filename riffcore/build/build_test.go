@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The builds of the guide's examples, with full commits: the header form
+// Builds as a server and a client give them, with full commits: the header form
 // cuts them to 12 characters.
 var (
 	server043 = Build{Version: Version{0, 4, 3}, Commit: "7213825ab1c29a1e0f5d4c3b2a190817263544f0", Time: time.Date(2026, 9, 27, 20, 10, 44, 0, time.UTC)}
@@ -125,8 +125,8 @@ func TestOlder(t *testing.T) {
 	}
 }
 
-// TestDifferWarning compares each warning with the guide's "When the builds
-// differ", character for character.
+// TestDifferWarning compares each warning with the text of "When the
+// builds differ" (MismatchURL's page), character for character.
 func TestDifferWarning(t *testing.T) {
 	tests := []struct {
 		name           string
@@ -176,8 +176,8 @@ func TestDifferWarning(t *testing.T) {
 	}
 }
 
-// TestMismatchError compares each error with the guide's "When the
-// versions do not match", character for character.
+// TestMismatchError compares each error with the text of "When the
+// versions do not match" (MismatchURL), character for character.
 func TestMismatchError(t *testing.T) {
 	tests := []struct {
 		name           string

@@ -2,7 +2,8 @@ package build
 
 import "fmt"
 
-// MismatchURL is the part of the guide that a mismatch error points to.
+// MismatchURL is the page of riff's user guide, "How It Works", that a
+// mismatch error points to.
 const MismatchURL = "https://como-technologies.github.io/riff/how-it-works.html#when-the-versions-do-not-match"
 
 // Side is the side of a riff to update: riff-server, this riff, or
@@ -54,7 +55,8 @@ func Older(server, client Build) Side {
 }
 
 // DifferWarning gives the warning that riff prints once when the builds
-// differ and the versions can talk (the guide's "When the builds differ"):
+// differ and the versions can talk ("When the builds differ", on the
+// page of MismatchURL):
 //
 //	riff: riff-server runs build 0.4.3 7213825ab1c2 2026-09-27T20:10:44Z; this riff runs build 0.4.0 929605821e54 2026-09-27T22:03:01Z. Update riff on this machine when you can.
 //
@@ -87,7 +89,7 @@ func DifferWarning(server, client Build) string {
 }
 
 // MismatchError gives the text of the error of each riff command when the
-// versions cannot talk (the guide's "When the versions do not match"):
+// versions cannot talk ("When the versions do not match", MismatchURL):
 //
 //	riff: this riff (0.2.0 929605821e54 2026-09-27T22:03:01Z) and its riff-server (0.4.0 7213825ab1c2 2026-09-28T20:10:44Z) do not match. riff-server 0.4 talks only with riff 0.4 and 0.3. Update riff on this machine, then start your sessions again. See https://como-technologies.github.io/riff/how-it-works.html#when-the-versions-do-not-match
 //

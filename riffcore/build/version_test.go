@@ -132,7 +132,7 @@ func TestTalks(t *testing.T) {
 		server, client Version
 		want           bool
 	}{
-		// The guide's examples.
+		// Versions near each other, and far.
 		{"server newer on the line", Version{0, 4, 3}, Version{0, 4, 0}, true},
 		{"riff newer on the line", Version{0, 4, 0}, Version{0, 4, 3}, true},
 		{"riff on the line before", Version{0, 4, 0}, Version{0, 3, 2}, true},

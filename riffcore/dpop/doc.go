@@ -35,7 +35,7 @@
 // # The refusals and the codes of the token layer
 //
 // Each refusal wraps one sentinel error, so that the token layer maps it
-// to a code of the seeds (riffcore/wire) without reading a text:
+// to a refusal code of riff (riffcore/wire, docs/wire.md) without reading a text:
 //
 //	ErrMalformed, ErrType, ErrAlgorithm, ErrKey, ErrPrivateKey,
 //	ErrSignature, ErrMethod, ErrURL, ErrTooOld, ErrFuture, ErrNoTokenHash,
@@ -49,7 +49,8 @@
 //
 // # Caveats
 //
-// The replay cache is in memory, as the seeds say: a new instance (a new
+// The replay cache is in memory (docs/tokens.md, "The replay cache of
+// the proofs"): a new instance (a new
 // [Seen]) refuses no proof from before its start, and the window keeps a
 // proof from before it short-lived. A full cache refuses new proofs
 // ([ErrFull]) rather than forget one that could still be replayed.

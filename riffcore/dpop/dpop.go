@@ -26,7 +26,7 @@ const (
 	Algorithm = "ES256"
 )
 
-// The limits of a proof. The seeds give no window; docs/decisions.md says
+// The limits of a proof. RFC 9449 gives no window; docs/decisions.md says
 // why these figures.
 const (
 	// MaxAge is how long after its iat a proof is good.

@@ -11,7 +11,7 @@ import (
 	"github.com/como-technologies/riff/riffcore/name"
 )
 
-// The URI of the guide, "A session URI".
+// The session URI of the example of docs/README.md, "Words".
 const guideURI = "riff://mike@pangolin/como-technologies/riff?session=a6cf&claim=issue-6#issue-6"
 
 func TestParseURIFormsRoundTrip(t *testing.T) {
@@ -21,7 +21,7 @@ func TestParseURIFormsRoundTrip(t *testing.T) {
 		want name.SessionURI
 	}{
 		{
-			name: "session of the guide",
+			name: "the session of the example",
 			in:   guideURI,
 			want: name.SessionURI{User: "mike", Host: "pangolin", Repo: "como-technologies/riff", Session: "a6cf",
 				Claims: []name.Item{"issue-6"}, Worktree: "issue-6"},

@@ -131,7 +131,8 @@ func appendURI(out []byte, u name.SessionURI) []byte {
 
 // appendString appends s as a JSON string exactly as json.Marshal writes
 // it: with the HTML characters < > & escaped, U+2028 and U+2029 escaped,
-// and each byte that is not UTF-8 as U+FFFD.
+// and each byte that is not UTF-8 as the character U+FFFD, raw (the form
+// of the log: docs/store.md, "Text that is not UTF-8").
 func appendString(out []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
@@ -166,7 +167,7 @@ func appendString(out []byte, s string) []byte {
 		c, size := utf8.DecodeRuneInString(s[i:])
 		if c == utf8.RuneError && size == 1 {
 			out = append(out, s[start:i]...)
-			out = append(out, `\ufffd`...)
+			out = append(out, string(utf8.RuneError)...)
 			i += size
 			start = i
 			continue

@@ -7,8 +7,8 @@
 //
 // # Values of a later build
 //
-// The format changes by rules (the engine design, "The rules for a change
-// of a record"). A reader of this build meets the values of later builds
+// The format changes by rules (docs/state.md, "Decisions where the seeds
+// are silent": a value of a later build). A reader of this build meets the values of later builds
 // this way; each line names the type and its rule:
 //
 //   - a change kind it does not know: [Other], with the raw JSON; the
@@ -116,7 +116,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(envelope{r.Position, r.WrittenAtMs, r.By, r.Command, r.Call, change})
+	line, err := json.Marshal(envelope{r.Position, r.WrittenAtMs, r.By, r.Command, r.Call, change})
+	if err != nil {
+		return nil, err
+	}
+	return rawReplacement(line), nil
 }
 
 // UnmarshalJSON reads one line of the log. A change kind that this build
@@ -237,6 +241,7 @@ func MarshalChange(c Change) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("change %s: %w", c.Kind(), err)
 	}
+	body = rawReplacement(body)
 	key, _ := json.Marshal(string(c.Kind()))
 	out := make([]byte, 0, len(key)+len(body)+3)
 	out = append(out, '{')
@@ -390,12 +395,8 @@ func (b *By) String() string {
 // MarshalJSON writes the cause.
 func (b By) MarshalJSON() ([]byte, error) {
 	switch b.Class {
-	case ClassSession:
-		return json.Marshal(map[string]string{"session": b.Who.String()})
-	case ClassPerson:
-		return json.Marshal(map[string]string{"person": b.Who.User})
-	case ClassSignIn:
-		return json.Marshal(map[string]string{"sign_in": b.Who.User})
+	case ClassSession, ClassPerson, ClassSignIn:
+		return appendBy(nil, b)
 	case ClassServer:
 		return []byte(`{"server":true}`), nil
 	case ClassOther:

@@ -18,13 +18,14 @@ import (
 
 var update = flag.Bool("update", false, "write the golden files of testdata/")
 
-// The example records of the seeds, byte for byte.
+// The example records of the design of riff, byte for byte (docs/store.md
+// and docs/state.md give their form).
 const (
-	// The store design, "The records".
+	// A claim, as docs/store.md shows a record.
 	storeClaimed = `{"position":1234,"written_at_ms":1790000000000,"by":{"session":"ann/s1"},"command":"claim","change":{"claimed":{"session":"riff://ann@host/o/repo?session=s1","thread":"o/repo","item":"issue-7"}}}`
-	// The engine design, "The trace of a command".
+	// A claim of a session with its claim marks.
 	engineClaimed = `{"position":1234,"written_at_ms":1790000000000,"by":{"session":"mike/a6cf"},"command":"claim","change":{"claimed":{"session":"riff://mike@pangolin/como-technologies/riff?session=a6cf","thread":"como-technologies/riff","item":"issue-355"}}}`
-	// The engine design, "The scope of a pause".
+	// A pause of one repository.
 	pauseRepo = `{"position":2001,"written_at_ms":1790000000000,"by":{"session":"brett/62b2"},"command":"pause","change":{"pause_set":{"scope":{"repository":"como-technologies/strata"},"state":"paused"}}}`
 	pauseRiff = `{"position":2002,"written_at_ms":1790000100000,"by":{"person":"mike"},"command":"pause","change":{"pause_set":{"scope":"riff","state":"paused"}}}`
 )
@@ -45,14 +46,14 @@ func TestSeedRecordsRoundTrip(t *testing.T) {
 		want record.Record
 	}{
 		{
-			name: "claimed of the store design",
+			name: "claimed of a session",
 			line: storeClaimed,
 			want: record.Record{Position: 1234, WrittenAtMs: 1790000000000,
 				By: record.BySession(name.Who{User: "ann", Session: "s1"}), Command: "claim",
 				Change: record.Claimed{Session: mustURI(t, "riff://ann@host/o/repo?session=s1"), Thread: "o/repo", Item: "issue-7"}},
 		},
 		{
-			name: "claimed of the engine design",
+			name: "claimed with claim marks",
 			line: engineClaimed,
 			want: record.Record{Position: 1234, WrittenAtMs: 1790000000000,
 				By: record.BySession(name.Who{User: "mike", Session: "a6cf"}), Command: "claim",

@@ -22,7 +22,7 @@ func uri(t testing.TB, s string) name.SessionURI {
 
 func ptr(b bool) *bool { return &b }
 
-// The sessions of the guide's "A message": brett works on issue-6, mike
+// The sessions of an example of messages: brett works on issue-6, mike
 // has a session on the api and one on the docs, and mike is a person.
 const (
 	brettIssue6 = "riff://brett@heron/como-technologies/riff?session=77e0&claim=issue-6#issue-6"

@@ -140,8 +140,7 @@ type WhoRow struct {
 	SeenMs int64 `json:"seen_ms,omitempty"`
 	// Update says that the session runs an old riff: a build older than
 	// the server's, or a file that was replaced since it started. riff top
-	// marks it ↑ and counts it on its host (the guide, "Update a session
-	// that runs an old riff").
+	// marks it ↑ and counts it on its host (docs/wire.md, who: update).
 	Update bool `json:"update,omitempty"`
 }
 
@@ -283,7 +282,7 @@ type Wake struct {
 	Kind   record.MessageKind `json:"kind"`
 }
 
-// ServerFacts are the facts of the server (the store design,
+// ServerFacts are the facts of the server (docs/operations.md,
 // "Monitoring").
 type ServerFacts struct {
 	Build  string `json:"build"`

@@ -27,8 +27,7 @@ type Alive struct {
 // Binary is the riff of a session, as its keep-alive tells it: the build
 // of the running riff, and whether its file was replaced since it started
 // (for example by riff update). who marks a session whose riff is older
-// than the server, or replaced (the guide, "Update a session that runs an
-// old riff").
+// than the server, or replaced (docs/wire.md, who: update).
 type Binary struct {
 	// Build is the header form of the build, as riff-build carries it:
 	// "0.4.3 7213825ab1c2 2026-09-27T20:10:44Z".

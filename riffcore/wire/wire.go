@@ -50,7 +50,7 @@ const (
 const MaxBody = 64 << 10
 
 // MaxCallID is the longest call ID. The client makes 32 hexadecimal
-// characters, and the IDs of the seeds (ULIDs) have 26: 128 leaves room
+// characters, and ULIDs have 26: 128 leaves room
 // for the IDs of other tools, and keeps each record that holds one small.
 const MaxCallID = 128
 

@@ -30,7 +30,7 @@ func send[R any](c wire.Call[R]) R {
 type call struct {
 	name  string
 	path  string // the path of the call
-	want  string // the path that the seeds give
+	want  string // the path of docs/wire.md
 	reply string // the type of the reply
 	send  func() any
 }
@@ -91,7 +91,7 @@ func calls() []call {
 	}
 }
 
-// Each call has the path of the seeds (the issue names /v1/claim,
+// Each call has the path of docs/wire.md (the issue names /v1/claim,
 // /v1/release/for, /v1/pause, /v1/resume, /v1/idle/set, /v1/riff,
 // /v1/idle and /v1/server), under /v1, and no two calls share a path.
 func TestPaths(t *testing.T) {
@@ -186,8 +186,7 @@ func TestEachBodyHasMe(t *testing.T) {
 	}
 }
 
-// The statuses of the codes: the engine design, "The trace of a
-// command", and the refusal on_hold of the guide.
+// The statuses of the codes (docs/wire.md, "Codes and statuses").
 func TestCodeStatus(t *testing.T) {
 	tests := []struct {
 		code wire.Code

@@ -29,7 +29,10 @@ import (
 	"github.com/como-technologies/riff/rifflog"
 )
 
-var _ rifflog.Store = (*Store)(nil)
+var (
+	_ rifflog.Store    = (*Store)(nil)
+	_ rifflog.Preparer = (*Store)(nil)
+)
 
 // Store keeps objects as files under a root directory. It is safe for
 // use by many goroutines.

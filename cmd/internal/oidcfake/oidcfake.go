@@ -41,6 +41,8 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/como-technologies/riff/riffcore/loopback"
 )
 
 // Options configure a provider.
@@ -368,7 +370,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect, err := url.Parse(q.Get("redirect_uri"))
-	if err != nil || redirect.Scheme != "http" || !loopbackHost(redirect.Hostname()) {
+	if err != nil || redirect.Scheme != "http" || !loopback.Is(redirect.Hostname()) {
 		http.Error(w, "redirect_uri must be an http URL on loopback", http.StatusBadRequest)
 		return
 	}
@@ -546,14 +548,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-func loopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func subjectOf(email string) string {

@@ -17,7 +17,7 @@ import (
 // callWithID runs a call with a call ID as the engine does: the arrival of
 // an unknown caller, the look-up of the call ID, check, queue (the
 // records carry the call ID), the write, keep, and the reply. A kept
-// call gets the kept reply with no handle (repeat is true).
+// call gets the first reply with no handle (repeat is true).
 func callWithID(s *State, cmd step, c Caller, id string, now Now) (reply any, made []record.Record, repeat bool, err error) {
 	if !s.Knows(c) && cmd.kind() != "end" {
 		if h, err := Check[wire.RegisterReply](s, Arrive{}, c, now); err == nil {
@@ -25,7 +25,7 @@ func callWithID(s *State, cmd step, c Caller, id string, now Now) (reply any, ma
 		}
 	}
 	key := KeyOf(s.Caller(c), id)
-	done, ok, refused := s.KeptCall(key, cmd.asked())
+	done, ok, refused := s.AnsweredCall(key, cmd.asked())
 	if refused != nil {
 		return nil, nil, false, refused
 	}
@@ -38,7 +38,7 @@ func callWithID(s *State, cmd step, c Caller, id string, now Now) (reply any, ma
 	}
 	made = s.Queue(c, cmd.kind(), id, h.Changes, now)
 	s.WrittenRecords(made, now)
-	s.Keep(key, cmd.asked(), Done{Made: made}, now)
+	s.Answer(key, cmd.asked(), Done{Made: made}, now)
 	return cmd.reply(s, c, Done{Made: made}, now), made, false, nil
 }
 
@@ -139,7 +139,7 @@ func TestGivenAKeptCallWhenACheckpointAndAReplayCameThenItsRepeatGetsTheLiveRepl
 			relive(after, f.now)
 			got, _, repeat, err := callWithID(after, tc.cmd, c, id, f.now)
 			if err != nil || !repeat {
-				t.Fatalf("the repeat after a checkpoint = %v, repeat %v; want the kept reply", err, repeat)
+				t.Fatalf("the repeat after a checkpoint = %v, repeat %v; want the first reply", err, repeat)
 			}
 			if diff := cmp.Diff(live, got); diff != "" {
 				t.Errorf("the reply after a checkpoint differs from the live reply (-live +repeat):\n%s", diff)
@@ -155,7 +155,7 @@ func TestGivenAKeptCallWhenACheckpointAndAReplayCameThenItsRepeatGetsTheLiveRepl
 			}
 			got, _, repeat, err = callWithID(before, tc.cmd, c, id, f.now)
 			if err != nil || !repeat {
-				t.Fatalf("the repeat after a replay = %v, repeat %v; want the kept reply", err, repeat)
+				t.Fatalf("the repeat after a replay = %v, repeat %v; want the first reply", err, repeat)
 			}
 			if diff := cmp.Diff(live, got); diff != "" {
 				t.Errorf("the reply after a replay differs from the live reply (-live +repeat):\n%s", diff)
@@ -255,7 +255,7 @@ func TestGivenAKeptCallWhenItsIDComesWithAnotherCommandThenItIsRefused(t *testin
 			}
 			// The same call again is a repeat.
 			if _, _, repeat, err := callWithID(f.s, post("", "the first text"), c, "reused-id", f.now); err != nil || !repeat {
-				t.Errorf("the same post again = %v, repeat %v; want the kept reply", err, repeat)
+				t.Errorf("the same post again = %v, repeat %v; want the first reply", err, repeat)
 			}
 		})
 	}

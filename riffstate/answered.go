@@ -10,13 +10,13 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// The limits of the kept calls: a call ID lives for an hour after its
-// result, and the table holds at most MaxKeptCalls of them, the oldest
+// The limits of the answered calls: a call ID lives for an hour after its
+// result, and the table holds at most MaxAnsweredCalls of them, the oldest
 // going first. The client tries one call for at most 60 seconds, so an
 // hour covers each repeat with a wide margin.
 const (
-	KeptCallMs   = 60 * 60 * 1000
-	MaxKeptCalls = 100_000
+	AnsweredCallMs   = 60 * 60 * 1000
+	MaxAnsweredCalls = 100_000
 )
 
 // Key is the key of a call: the caller (Who.String()) and its call ID.
@@ -50,19 +50,19 @@ func AskedOf[R any](cmd Command[R]) Asked {
 	return Asked{Kind: cmd.Kind(), Sum: hex.EncodeToString(sum[:16])}
 }
 
-// Kept is the table of the kept calls: the result of each accepted call
-// with a call ID, so that a repeated call gets the kept reply and runs
+// Answered is the table of the answered calls: the result of each
+// accepted call with a call ID, so that a repeated call gets the first reply and runs
 // handle no second time. A reply is a function of the records and the
 // written copy, so the records are all that a repeat needs; the kind and
 // the sum of the body tell a repeat from a reuse of the call ID. A
-// checkpoint keeps all three. A call kept from the records of a replay
+// checkpoint keeps all three. A call answered in the records of a replay
 // has the kind of its records and no sum: only its kind is compared.
-type Kept struct {
-	calls map[Key]*keptCall
+type Answered struct {
+	calls map[Key]*answeredCall
 	order []Key
 }
 
-type keptCall struct {
+type answeredCall struct {
 	Made []record.Record
 	// Kind is the kind as the records and a checkpoint keep it: text.
 	Kind string
@@ -70,10 +70,10 @@ type keptCall struct {
 	AtMs int64
 }
 
-// NewKept gives an empty table.
-func NewKept() *Kept { return &Kept{calls: map[Key]*keptCall{}} }
+// NewAnswered gives an empty table.
+func NewAnswered() *Answered { return &Answered{calls: map[Key]*answeredCall{}} }
 
-func (k *Kept) get(key Key, asked Asked) (Done, bool, *wire.Refused) {
+func (k *Answered) get(key Key, asked Asked) (Done, bool, *wire.Refused) {
 	c := k.calls[key]
 	if c == nil {
 		return Done{}, false, nil
@@ -91,27 +91,27 @@ func (k *Kept) get(key Key, asked Asked) (Done, bool, *wire.Refused) {
 	return Done{Made: c.Made}, true, nil
 }
 
-func (k *Kept) keep(key Key, asked Asked, done Done, atMs int64) {
+func (k *Answered) add(key Key, asked Asked, done Done, atMs int64) {
 	if c := k.calls[key]; c != nil {
 		// The replay of the written records made it first.
 		c.Kind, c.Sum = string(asked.Kind), asked.Sum
 		return
 	}
-	k.calls[key] = &keptCall{Made: done.Made, Kind: string(asked.Kind), Sum: asked.Sum, AtMs: atMs}
+	k.calls[key] = &answeredCall{Made: done.Made, Kind: string(asked.Kind), Sum: asked.Sum, AtMs: atMs}
 	k.order = append(k.order, key)
 	k.trim(atMs)
 }
 
-// record keeps a written record with a call ID: a load makes the kept
-// calls again from the checkpoint and the records after it.
-func (k *Kept) record(rec record.Record) {
+// record adds a written record with a call ID: a load makes the
+// answered calls again from the checkpoint and the records after it.
+func (k *Answered) record(rec record.Record) {
 	if rec.Call == "" || rec.By == nil {
 		return
 	}
 	key := Key{Caller: rec.By.Who.String(), Call: rec.Call}
 	c := k.calls[key]
 	if c == nil {
-		c = &keptCall{AtMs: rec.WrittenAtMs, Kind: rec.Command}
+		c = &answeredCall{AtMs: rec.WrittenAtMs, Kind: rec.Command}
 		k.calls[key] = c
 		k.order = append(k.order, key)
 	}
@@ -124,11 +124,11 @@ func (k *Kept) record(rec record.Record) {
 	k.trim(rec.WrittenAtMs)
 }
 
-func (k *Kept) trim(nowMs int64) {
+func (k *Answered) trim(nowMs int64) {
 	drop := 0
 	for drop < len(k.order) {
 		c := k.calls[k.order[drop]]
-		if c != nil && len(k.order)-drop <= MaxKeptCalls && nowMs-c.AtMs < KeptCallMs {
+		if c != nil && len(k.order)-drop <= MaxAnsweredCalls && nowMs-c.AtMs < AnsweredCallMs {
 			break
 		}
 		delete(k.calls, k.order[drop])
@@ -139,5 +139,5 @@ func (k *Kept) trim(nowMs int64) {
 	}
 }
 
-// Len gives the number of kept calls.
-func (k *Kept) Len() int { return len(k.calls) }
+// Len gives the number of answered calls.
+func (k *Answered) Len() int { return len(k.calls) }

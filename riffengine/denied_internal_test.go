@@ -14,11 +14,11 @@ import (
 // deny is a refused call as the handler makes its line: take, then
 // write when the window has a line for it.
 func deny(d *denier, code wire.Code, path, named, key string) bool {
-	kept := keptFor(code, key)
-	if !d.take(code, kept) {
+	reserved := reservedFor(code, key)
+	if !d.take(code, reserved) {
 		return false
 	}
-	d.write(code, path, named, keyIf(kept, key))
+	d.write(code, path, named, keyIf(reserved, key))
 	return true
 }
 
@@ -39,17 +39,17 @@ func jsonLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	return out
 }
 
-// The kept lines of a window: a call with a valid token (not_you,
+// The reserved lines of a window: a call with a valid token (not_you,
 // bad_proof) takes a line up to DeniedMax; a call with no valid token
-// only up to DeniedMax-DeniedKept. The token layer of a riff with no
+// only up to DeniedMax-DeniedReserved. The token layer of a riff with no
 // sign-in has no valid token, so this test calls the denier itself.
 func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptForThem(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
-	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), func() time.Time { return now })
+	d := quietDenier(&buf, func() time.Time { return now })
 
 	// A bad token or an old build with a key (the key of a proof) is no
-	// valid token: its line has no key, and it takes no kept line.
+	// valid token: its line has no key, and it takes no reserved line.
 	deny(d, wire.BadToken, "/v1/token/refresh", "", "thumb-of-a-proof")
 	deny(d, wire.OldBuild, "/v1/claim", "", "thumb-of-a-proof")
 	for range 90 {
@@ -80,7 +80,7 @@ func TestGivenAFloodWithNoTokenWhenValidTokensComeThenTheLastTwentyLinesAreKeptF
 	if counts["no_token"] != 78 || counts["bad_token"] != 1 || counts["old_build"] != 1 || counts["not_you"]+counts["bad_proof"] != 20 {
 		t.Errorf("denied lines = %v; want 1 bad_token, 1 old_build, 78 no_token and 20 not_you or bad_proof", counts)
 	}
-	// 15 not_you and 5 bad_proof take the kept lines; the other 10
+	// 15 not_you and 5 bad_proof take the reserved lines; the other 10
 	// bad_proof are over the limit.
 	want := map[string]any{"no_token": 12.0, "bad_token": 1.0, "old_build": 1.0, "bad_proof": 10.0}
 	if dropped == nil || dropped["count"] != 24.0 || !equalMaps(dropped["counts"].(map[string]any), want) {
@@ -114,7 +114,7 @@ func TestGivenANameOverTwoHundredCharactersWhenDeniedThenItIsCutAndStaysOneLine(
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), time.Now)
+			d := quietDenier(&buf, time.Now)
 			deny(d, wire.NoToken, "/v1/claim", tc.named, "")
 			if n := strings.Count(buf.String(), "\n"); n != 1 {
 				t.Fatalf("the line %q has %d line breaks; want 1 at its end", buf.String(), n)
@@ -142,7 +142,7 @@ func TestGivenEachKindOfNameWhenDeniedThenTheLineNamesItAsTheSeedsSay(t *testing
 		{"mark-person@mark-domain.example", map[string]any{"hidden": "email"}},
 	} {
 		var buf bytes.Buffer
-		d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), time.Now)
+		d := quietDenier(&buf, time.Now)
 		deny(d, wire.NoToken, "/v1/claim", tc.named, "")
 		m := jsonLines(t, &buf)[0]
 		if got, _ := m["named"].(map[string]any); !equalMaps(got, tc.want) {
@@ -154,40 +154,84 @@ func TestGivenEachKindOfNameWhenDeniedThenTheLineNamesItAsTheSeedsSay(t *testing
 	}
 	// A call with no name has no named.
 	var buf bytes.Buffer
-	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), time.Now)
+	d := quietDenier(&buf, time.Now)
 	deny(d, wire.NoToken, "/v1/claim", "", "")
 	if m := jsonLines(t, &buf)[0]; m["named"] != nil || m["named_cut"] != nil || m["caller"] != nil || m["reason"] != nil {
 		t.Errorf("line of a call with no name = %v; want no named, no caller, no reason", m)
 	}
 }
 
+// heldTimer is a timer of a window that a test fires by hand.
+type heldTimer struct {
+	wait    time.Duration
+	fire    func()
+	stopped bool
+}
+
+// quietDenier is a denier that writes to buf, with timers that never
+// fire on their own: a test fires them (timers gives them).
+func quietDenier(buf *bytes.Buffer, now func() time.Time) *denier {
+	d, _ := heldDenier(buf, now)
+	return d
+}
+
+func heldDenier(buf *bytes.Buffer, now func() time.Time) (*denier, *[]*heldTimer) {
+	d := newDenier(slog.New(slog.NewJSONHandler(buf, nil)), now)
+	var timers []*heldTimer
+	d.after = func(wait time.Duration, f func()) func() bool {
+		t := &heldTimer{wait: wait, fire: f}
+		timers = append(timers, t)
+		return func() bool { t.stopped = true; return true }
+	}
+	return d, &timers
+}
+
+// isOpen says whether a window is open, and its number.
+func (d *denier) isOpen() (uint64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.window, d.open
+}
+
 // A window ends once: the timer of a window that a late call already
-// ended (by the clock) does not end the next window.
+// ended (by the clock) does not end the next window, and each end of a
+// window stops its timer.
 func TestGivenAWindowThatACallEndedWhenItsTimerFiresThenTheNextWindowStaysOpen(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
-	d := newDenier(slog.New(slog.NewJSONHandler(&buf, nil)), func() time.Time { return now })
+	d, timers := heldDenier(&buf, func() time.Time { return now })
 	deny(d, wire.NoToken, "/v1/claim", "", "")
-	first, left, open := d.timing()
-	if !open || left != DeniedInterval {
-		t.Fatalf("timing = %v, %v; want an open window with %v left", left, open, DeniedInterval)
+	first, open := d.isOpen()
+	if !open || len(*timers) != 1 || (*timers)[0].wait != DeniedInterval {
+		t.Fatalf("after the first call: open %v, timers %d; want an open window with one timer of %v", open, len(*timers), DeniedInterval)
 	}
 	now = now.Add(DeniedInterval)
 	deny(d, wire.NoToken, "/v1/claim", "", "") // ends the first window, opens the second
-	d.endWindow(first)
-	second, left, open := d.timing()
-	if !open || second == first || left != DeniedInterval {
-		t.Fatalf("after the old timer: window %d (first %d), %v left, open %v; want the second window open", second, first, left, open)
+	if !(*timers)[0].stopped || len(*timers) != 2 {
+		t.Fatalf("the late call: first timer stopped %v, timers %d; want the first stopped and a second", (*timers)[0].stopped, len(*timers))
+	}
+	(*timers)[0].fire() // the first timer fired all the same, late
+	second, open := d.isOpen()
+	if !open || second == first {
+		t.Fatalf("after the old timer: window %d (first %d), open %v; want the second window open", second, first, open)
 	}
 	for range DeniedMax {
 		deny(d, wire.NoToken, "/v1/claim", "", "")
 	}
-	d.endWindow(second)
-	if _, _, open := d.timing(); open {
+	(*timers)[1].fire()
+	if _, open := d.isOpen(); open {
 		t.Errorf("the timer of the window did not end it")
 	}
+	if (*timers)[1].stopped {
+		t.Errorf("the end by its own timer stopped the timer")
+	}
 	lines := jsonLines(t, &buf)
-	if last := lines[len(lines)-1]; last["msg"] != "dropped" || last["count"] != float64(DeniedMax+1-(DeniedMax-DeniedKept)) {
+	if last := lines[len(lines)-1]; last["msg"] != "dropped" || last["count"] != float64(DeniedMax+1-(DeniedMax-DeniedReserved)) {
 		t.Errorf("last line = %v; want the dropped line of the second window", last)
+	}
+	// and a stop with no window open arms nothing and writes nothing
+	d.end()
+	if n := len(jsonLines(t, &buf)); n != len(lines) || len(*timers) != 2 {
+		t.Errorf("a stop with no open window: %d lines (want %d), %d timers (want 2)", n, len(lines), len(*timers))
 	}
 }
