@@ -8,11 +8,13 @@ require (
 	github.com/como-technologies/riff/riffengine v0.0.0
 	github.com/como-technologies/riff/rifflog v0.0.0
 	github.com/como-technologies/riff/riffstate v0.0.0
+	github.com/como-technologies/riff/tools v0.0.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 )
 
 require (
+	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
 	github.com/danieljoos/wincred v1.2.3 // indirect
-	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/zalando/go-keyring v0.2.8 // indirect

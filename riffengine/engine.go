@@ -50,6 +50,13 @@ type Options struct {
 	// Tokens set the token store of a riff with sign-in; its clock is
 	// Now.
 	Tokens tokens.Options
+	// SignInsEvery is the least time from the end of one write of
+	// signins.json to the start of the next (SignInsEvery, one second,
+	// by default: Cloud Storage takes one write of an object each
+	// second). Failed writes double it up to 32 times it. The tests of
+	// the engine give a few milliseconds, so that a sign-in waits no
+	// real second for its write.
+	SignInsEvery time.Duration
 	// StateOptions are the options of the state (their SignIn comes
 	// from SignIn above); a load after the lease
 	// wait makes the state again with them. Open gives them the build of

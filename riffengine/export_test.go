@@ -193,5 +193,11 @@ func (e *Engine) SetBeforeStart(fn func()) {
 	e.beforeStart = fn
 }
 
+// SetBeforeRefreshWait sets a function that runs when the reply of a
+// refresh starts to wait for a write of signins.json.
+func (e *Engine) SetBeforeRefreshWait(fn func()) {
+	e.saver.beforeRefreshWait.Store(&fn)
+}
+
 // SeenLen gives the number of proofs in the replay cache of the layer.
 func (l *SignedIn) SeenLen() int { return l.seen.Len() }

@@ -10,7 +10,13 @@ require (
 	github.com/google/go-cmp v0.7.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9
+require (
+	github.com/coreos/go-oidc/v3 v3.21.0
+	github.com/go-jose/go-jose/v4 v4.1.9
+	golang.org/x/sync v0.24.0
+)
+
+require golang.org/x/oauth2 v0.37.0 // indirect
 
 replace (
 	github.com/como-technologies/riff/riffcore => ../riffcore

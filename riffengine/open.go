@@ -139,7 +139,7 @@ func newEngine(state *riffstate.State, replayed rifflog.Replayed, opts Options) 
 		// The end of a sign-in ends its streams in the same step.
 		topts.Ended = e.streams.endSignIn
 		e.signIns = tokens.New(topts)
-		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger)
+		e.saver = newSaver(opts.Store, e.signIns, opts.Now, opts.Logger, opts.SignInsEvery)
 		// The readers' check of the signed messages reads the keys of the
 		// live sign-ins; a load after the lease wait gets them too.
 		e.opts.StateOptions.LiveKeys = e.signIns.LiveKeys

@@ -34,6 +34,9 @@ func startSignedInClock(t *testing.T, store rifflog.Store, opts riffstate.Option
 	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
 		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour, Now: c.Now,
+		// A write of signins.json each millisecond: a sign-in waits for
+		// its write, and no test waits a real second for it.
+		SignInsEvery:       time.Millisecond,
 		CheckpointInterval: 100 * 365 * day,
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -120,6 +122,16 @@ func TestGivenARefusedRefreshWhenItsRefreshTokenIsGarbageOrOfAnotherKeyThenTheCa
 // without it the flood is only sign-ins and refreshes, each of which an
 // older build remembered.
 func floodCall(t testing.TB, r *signedRiff, d device, jwk json.RawMessage, i int, withCalls bool) *http.Request {
+	hr, err := floodRequest(r, d, jwk, i, withCalls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hr
+}
+
+// floodRequest is floodCall for a goroutine of the test: it gives the
+// error instead of ending the test.
+func floodRequest(r *signedRiff, d device, jwk json.RawMessage, i int, withCalls bool) (*http.Request, error) {
 	var path, token string
 	var body any
 	switch i % 3 {
@@ -137,17 +149,17 @@ func floodCall(t testing.TB, r *signedRiff, d device, jwk json.RawMessage, i int
 	u := r.http.URL + path
 	hr, err := http.NewRequest(http.MethodPost, u, bytes.NewReader(data))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	proof, err := dpop.Make(d.key, http.MethodPost, u, token, time.Now(), fmt.Sprintf("flood-%d-%s", i, rand.Text()[:8]))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	hr.Header.Set(wire.HeaderDPoP, proof)
 	if token != "" {
 		hr.Header.Set(wire.HeaderAuthorization, "DPoP "+token)
 	}
-	return hr
+	return hr, nil
 }
 
 // TestGivenAFloodOfRefusedCallsWhenItPassesTheLimitOfTheCacheThenTheCallsOfAMemberPass:
@@ -156,6 +168,7 @@ func floodCall(t testing.TB, r *signedRiff, d device, jwk json.RawMessage, i int
 // proofs"). The flood goes to the handler in this process, the member's
 // calls over loopback.
 func TestGivenAFloodOfRefusedCallsWhenItPassesTheLimitOfTheCacheThenTheCallsOfAMemberPass(t *testing.T) {
+	t.Parallel() // its 65,537 signatures take seconds of CPU; the other tests mostly wait
 	if testing.Short() {
 		t.Skip("the flood signs 65,537 proofs: not with -short")
 	}
@@ -164,12 +177,27 @@ func TestGivenAFloodOfRefusedCallsWhenItPassesTheLimitOfTheCacheThenTheCallsOfAM
 	tr := r.signIn(d, "ada@example.com")
 	before := r.layer.SeenLen()
 	jwk := flooder.jwk(t)
-	for i := range dpop.SeenLimit + 1 {
-		w := httptest.NewRecorder()
-		r.h.ServeHTTP(w, floodCall(t, r, flooder, jwk, i, false))
-		if w.Code != http.StatusUnauthorized {
-			t.Fatalf("flood call %d = %d %s; want 401", i, w.Code, w.Body)
-		}
+	// Two flooders at once, as the machine has two cores: the signatures
+	// of the proofs are the cost of the test.
+	var flood errgroup.Group
+	for part := range 2 {
+		flood.Go(func() error {
+			for i := part; i < dpop.SeenLimit+1; i += 2 {
+				hr, err := floodRequest(r, flooder, jwk, i, false)
+				if err != nil {
+					return err
+				}
+				w := httptest.NewRecorder()
+				r.h.ServeHTTP(w, hr)
+				if w.Code != http.StatusUnauthorized {
+					return fmt.Errorf("flood call %d = %d %s; want 401", i, w.Code, w.Body)
+				}
+			}
+			return nil
+		})
+	}
+	if err := flood.Wait(); err != nil {
+		t.Fatal(err)
 	}
 	if got := r.layer.SeenLen(); got != before {
 		t.Errorf("proofs in the cache after the flood = %d; want %d", got, before)

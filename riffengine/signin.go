@@ -255,6 +255,8 @@ func (l *SignedIn) Refresh(r *http.Request, call wire.Refresh) (tokens.Pair, str
 		}
 	}
 	pair, err := l.tokens.Refresh(call.RefreshToken, p.Thumbprint)
+	// The reply waits for the write of signins.json that it needs.
+	pair, err = l.e.waitRefresh(r.Context(), pair, err)
 	if err != nil {
 		// The line of a proof of another key names the key of the
 		// token's sign-in.

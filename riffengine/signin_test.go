@@ -80,6 +80,9 @@ func startSignedInOn(t testing.TB, store rifflog.Store, opts riffstate.Options) 
 	e, err := riffengine.Open(context.Background(), store, riffengine.Options{
 		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour,
+		// A write of signins.json each millisecond: a sign-in waits for
+		// its write, and no test waits a real second for it.
+		SignInsEvery: time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

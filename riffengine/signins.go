@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/como-technologies/riff/riffengine/tokens"
@@ -13,16 +14,19 @@ import (
 	"github.com/como-technologies/riff/riffstate"
 )
 
-// The schedule of the writes of signins.json (the guide, "A restart with
-// a bucket").
+// The schedule of the writes of signins.json (docs/tokens.md, the writes
+// of signins.json).
 const (
 	// SignInsEvery is the least time from the end of one write of
-	// signins.json to the start of the next.
+	// signins.json to the start of the next (Options.SignInsEvery sets
+	// another).
 	SignInsEvery = time.Second
 	// SignInsMaxWait is the longest wait after failed writes: each
 	// failure (a 429 of Cloud Storage, or any other) doubles the wait,
-	// up to it; a good write sets it back to SignInsEvery.
-	SignInsMaxWait = 32 * time.Second
+	// up to it; a good write sets it back to SignInsEvery. It is
+	// signInsMaxTimes the least time.
+	SignInsMaxWait  = signInsMaxTimes * SignInsEvery
+	signInsMaxTimes = 32
 	// signInsWriteFor bounds one write, so that a store that hangs
 	// counts as a failure and the wait grows.
 	signInsWriteFor = 10 * time.Second
@@ -40,6 +44,10 @@ type saver struct {
 	now    func() time.Time
 	log    *slog.Logger
 
+	// every is the least time between two writes, maxWait the longest
+	// wait after failures.
+	every, maxWait time.Duration
+
 	mu sync.Mutex
 	// after is the timer of the schedule (time.After; the tests give a
 	// timer of their own).
@@ -55,11 +63,18 @@ type saver struct {
 	// none: a sign-in that waits for its write stops waiting then.
 	final     chan struct{}
 	finalOnce sync.Once
+	// beforeRefreshWait, when a test sets it, runs when the reply of a
+	// refresh starts to wait for a write (a test knows then that the
+	// reply waits, with no sleep). Not under mu, which a write holds.
+	beforeRefreshWait atomic.Pointer[func()]
 }
 
-func newSaver(store rifflog.Store, ts *tokens.Store, now func() time.Time, log *slog.Logger) *saver {
+func newSaver(store rifflog.Store, ts *tokens.Store, now func() time.Time, log *slog.Logger, every time.Duration) *saver {
+	if every <= 0 {
+		every = SignInsEvery
+	}
 	return &saver{store: store, tokens: ts, now: now, after: time.After, log: log.With("target", "signins"),
-		wait: SignInsEvery, final: make(chan struct{})}
+		every: every, maxWait: signInsMaxTimes * every, wait: every, final: make(chan struct{})}
 }
 
 // SignIns gives the token store of a riff with sign-in, or nil for a
@@ -205,8 +220,8 @@ func (s *saver) untilNext(wait time.Duration) time.Duration {
 }
 
 // write writes the snapshot of the token store once, and sets the wait
-// of the next write: SignInsEvery after a good write, twice the last
-// wait (up to SignInsMaxWait) after a failed one. A failed write makes
+// of the next write: the least time after a good write, twice the last
+// wait (up to the longest) after a failed one. A failed write makes
 // each refresh give ErrNotSaved until a write works.
 func (s *saver) write(ctx context.Context) error {
 	s.mu.Lock()
@@ -217,13 +232,13 @@ func (s *saver) write(ctx context.Context) error {
 	cancel()
 	s.lastEnd = s.now()
 	if err != nil {
-		s.wait = min(2*s.wait, SignInsMaxWait)
+		s.wait = min(2*s.wait, s.maxWait)
 		s.tokens.Saved(version, err)
 		s.log.Warn("riff-server cannot write signins.json; a refresh gets 503 until a write works",
 			"error", err.Error(), "next_in_ms", s.wait.Milliseconds())
 		return fmt.Errorf("write %s: %w", rifflog.SignInsName, err)
 	}
-	s.gen, s.wait = gen, SignInsEvery
+	s.gen, s.wait = gen, s.every
 	s.tokens.Saved(version, nil)
 	return nil
 }
@@ -238,7 +253,7 @@ func (s *saver) last(ctx context.Context) error {
 	if !s.tokens.Unsaved() {
 		return nil
 	}
-	if d := s.untilNext(SignInsEvery); d > 0 {
+	if d := s.untilNext(s.every); d > 0 {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("write %s: %w", rifflog.SignInsName, ctx.Err())
@@ -263,5 +278,46 @@ func (e *Engine) lastSignIns(ctx context.Context) {
 	if err := e.saver.last(ctx); err != nil {
 		e.opts.Logger.Warn("riff-server wrote no last signins.json: a client refreshes once after the start",
 			"target", "signins", "error", err.Error())
+	}
+}
+
+// waitRefresh holds the reply of a refresh until signins.json holds what
+// the reply needs (tokens.Pair.SaveFirst): the end of a sign-in by a
+// reused refresh token, like a removal, is written before its reply; a
+// new pair of generation G+1 goes out once the saved object holds
+// generation G, so that after a kill -9 the first refresh of the load
+// takes the newest token (docs/tokens.md, "The saver"). It gives the
+// refresh's own result when no wait is needed or the write came, and the
+// error of the wait otherwise: tokens.ErrNotSaved when a write fails
+// meanwhile (503, as each refresh gets while the writes fail), ErrStopped,
+// or the end of ctx. The client then tries again with the same token,
+// which the store takes as a lost reply once a write works.
+func (e *Engine) waitRefresh(ctx context.Context, pair tokens.Pair, err error) (tokens.Pair, error) {
+	if pair.SaveFirst == 0 || (err != nil && !errors.Is(err, tokens.ErrReused)) {
+		return pair, err
+	}
+	if hook := e.saver.beforeRefreshWait.Load(); hook != nil {
+		if saved, _, _ := e.signIns.SavedVersion(); saved < pair.SaveFirst {
+			(*hook)()
+		}
+	}
+	for {
+		saved, failing, next := e.signIns.SavedVersion()
+		switch {
+		case saved >= pair.SaveFirst:
+			return pair, err
+		case failing:
+			return tokens.Pair{}, tokens.ErrNotSaved
+		}
+		select {
+		case <-next:
+		case <-e.saver.final:
+			if saved, _, _ := e.signIns.SavedVersion(); saved >= pair.SaveFirst {
+				return pair, err
+			}
+			return tokens.Pair{}, ErrStopped
+		case <-ctx.Done():
+			return tokens.Pair{}, fmt.Errorf("wait for signins.json: %w", ctx.Err())
+		}
 	}
 }

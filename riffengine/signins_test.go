@@ -403,6 +403,7 @@ func TestGivenAStopWhenTheEngineClosesThenItWritesSignInsJsonAfterTheLastRecordA
 }
 
 func TestGivenANewLeaseWhenTheOldInstanceHandsOverThenItWritesSignInsJsonBeforeTheLastCheckpoint(t *testing.T) {
+	t.Parallel() // it waits for a read of the lease (rifflog.LeaseRead, 2 s)
 	store := newSignStore(t)
 	old := openSigned(t, store, riffengine.Options{})
 	p := old.start("k1")
@@ -559,5 +560,39 @@ func TestGivenSignInsAndRefreshesFromManyGoroutinesWhenTheEngineStopsAndStartsTh
 		if _, err := next.e.SignIns().Refresh(p.Refresh, key); err != nil {
 			t.Errorf("the newest refresh token of %s after the restart = %v", key, err)
 		}
+	}
+}
+
+func TestGivenTheOptionSignInsEveryWhenWritesFailThenTheSaverWaitsThatTimeAndDoublesUpTo32TimesIt(t *testing.T) {
+	store := newSignStore(t)
+	s := openSigned(t, store, riffengine.Options{NoLease: true, SignInsEvery: 250 * time.Millisecond})
+	p := s.start("k1")
+	store.setFail(errors.New("googleapi: Error 429: rate limit"))
+	if _, err := s.e.SignIns().Refresh(p.Refresh, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	var waits []time.Duration
+	for range 7 {
+		waits = append(waits, s.timer.ask(t))
+		s.timer.fire()
+	}
+	want := []time.Duration{250, 500, 1000, 2000, 4000, 8000, 8000}
+	for i := range want {
+		want[i] *= time.Millisecond
+	}
+	if !slices.Equal(waits, want) {
+		t.Fatalf("the waits = %v; want %v", waits, want)
+	}
+	if d := s.timer.ask(t); d != 8*time.Second { // the last failed write ended
+		t.Fatalf("the wait after 7 failures = %v; want 8s", d)
+	}
+	store.setFail(nil)
+	s.timer.fire() // a good write
+	until(t, "a good write", func() bool { return !s.e.SignIns().Unsaved() })
+	if _, _, err := s.e.SignIns().Start(mikeP, "k2", 2); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.timer.ask(t); d != 250*time.Millisecond {
+		t.Errorf("the wait after a good write = %v; want 250ms", d)
 	}
 }

@@ -101,6 +101,7 @@ func startStreamRiff(t *testing.T, opts riffstate.Options, topts tokens.Options)
 	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{
 		StoreName: "memory", Build: serverBuild(), Logger: jsonlog.New(r.logs, slog.LevelDebug),
 		NoLease: true, SignIn: true, StateOptions: opts, TimerEvery: time.Hour, Now: c.Now, Tokens: topts,
+		SignInsEvery: time.Millisecond, // a sign-in waits for no real second
 	})
 	if err != nil {
 		t.Fatal(err)

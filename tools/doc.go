@@ -2,6 +2,7 @@
 // packages that drive or measure riff-server from outside, beside the
 // server as etcd has tools/benchmark. loadtool is the load of the
 // benchmarks of riff-server; riffload runs its parts each in a process
-// of its own. The module imports nothing of the server (a test keeps it
-// so).
+// of its own; oidcfake is the OpenID Connect provider of the tests of
+// every module (riffengine/idtoken, cmd, riffclient, examples). The
+// module imports nothing of the server (a test keeps it so).
 package tools

@@ -143,6 +143,9 @@ type serverOpts struct {
 	addr string
 	// env are more variables of the environment (after cleanEnv).
 	env []string
+	// umask, when set ("000", "022"), is the umask of the process: a
+	// shell sets it and execs riff-server.
+	umask string
 }
 
 // start runs riff-server and waits for its line "riff-server serves" (or
@@ -188,6 +191,9 @@ func tryStart(t testing.TB, o serverOpts) (*server, error) {
 		env = append(env, "RIFF_DIR="+o.dir)
 	}
 	cmd := exec.Command(bin, args...)
+	if o.umask != "" {
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `umask "$1"; shift; exec "$@"`, "sh", o.umask, bin}, args...)...)
+	}
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // The proofs of the real riff-server (issue 19, items 3, 5e, 5f, 5j),

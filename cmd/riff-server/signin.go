@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
-
-	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/riffengine/idtoken"
 	"github.com/como-technologies/riff/riffengine/tokens"
 	"github.com/como-technologies/riff/riffstate"
 )
@@ -148,72 +142,16 @@ func (s signInSettings) tokens() tokens.Options {
 	return tokens.Options{AccessLife: s.accessLife, SessionLife: s.accessLife}
 }
 
-// layer gives the token layer of the settings.
+// layer gives the token layer of the settings: with a provider, the ID
+// token check of riffengine/idtoken.
 func (s signInSettings) layer(e *riffengine.Engine) (*riffengine.SignedIn, error) {
 	opts := riffengine.SignInOptions{PublicURL: s.publicURL}
 	if s.clientID != "" {
-		opts.IDTokens = &idTokens{issuer: s.issuer, clientID: s.clientID}
-		opts.Provider = wire.ProviderReply{Issuer: s.issuer, ClientID: s.clientID, ClientSecret: s.clientSecret,
-			Scopes: []string{oidc.ScopeOpenID, "email"}}
+		check, err := idtoken.New(idtoken.Options{Issuer: s.issuer, ClientID: s.clientID})
+		if err != nil {
+			return nil, err
+		}
+		opts = check.SignInOptions(s.clientSecret, s.publicURL)
 	}
 	return riffengine.NewSignedIn(e, opts)
-}
-
-// idTokens checks ID tokens with go-oidc: the signature by a key of the
-// provider, the issuer, the audience (the client ID), the expiry, and a
-// verified email. It reads the discovery document at the first sign-in
-// (and again after a failure), so a start needs no network.
-type idTokens struct {
-	issuer   string
-	clientID string
-
-	mu       sync.Mutex // guards verifier; taken by each sign-in
-	verifier *oidc.IDTokenVerifier
-}
-
-var _ riffengine.IDTokens = (*idTokens)(nil)
-
-func (t *idTokens) verifierOf(ctx context.Context) (*oidc.IDTokenVerifier, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.verifier != nil {
-		return t.verifier, nil
-	}
-	p, err := oidc.NewProvider(context.WithoutCancel(ctx), t.issuer)
-	if err != nil {
-		return nil, fmt.Errorf("riff-server cannot read the provider %s: %w", t.issuer, err)
-	}
-	t.verifier = p.VerifierContext(context.WithoutCancel(ctx), &oidc.Config{ClientID: t.clientID})
-	return t.verifier, nil
-}
-
-// Check gives the identity of a valid ID token.
-func (t *idTokens) Check(ctx context.Context, raw string) (riffengine.Identity, error) {
-	if raw == "" {
-		return riffengine.Identity{}, errors.New("the sign-in has no ID token")
-	}
-	v, err := t.verifierOf(ctx)
-	if err != nil {
-		return riffengine.Identity{}, err
-	}
-	tok, err := v.Verify(ctx, raw)
-	if err != nil {
-		return riffengine.Identity{}, err
-	}
-	var claims struct {
-		Email    string          `json:"email"`
-		Verified json.RawMessage `json:"email_verified"`
-		HD       string          `json:"hd"`
-	}
-	if err := tok.Claims(&claims); err != nil {
-		return riffengine.Identity{}, fmt.Errorf("the claims of the ID token do not read: %w", err)
-	}
-	if claims.Email == "" {
-		return riffengine.Identity{}, errors.New("the ID token has no email: riff login asks for the scope email")
-	}
-	// Some providers send the boolean as a string.
-	if v := strings.Trim(string(claims.Verified), `"`); v != "true" {
-		return riffengine.Identity{}, errors.New("the email of the ID token is not verified")
-	}
-	return riffengine.Identity{Email: claims.Email, Domain: claims.HD}, nil
 }

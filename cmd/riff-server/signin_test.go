@@ -20,10 +20,10 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // The sign-in of the real riff-server with the OpenID provider of the

@@ -22,10 +22,10 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffcore/dpop"
 	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // signInRiff is a riff with sign-in for the tests of riff login: a token

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // The names of the people with the real binaries (docs/people.md): the

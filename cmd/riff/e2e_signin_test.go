@@ -16,9 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // waitProvider waits until a riff-server with sign-in answers riff login.

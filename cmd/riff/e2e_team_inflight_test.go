@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // A removal while the sign-in of the removed person is in flight, with

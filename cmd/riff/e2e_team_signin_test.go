@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // loginAs runs riff login --device at the riff s as the machine home,

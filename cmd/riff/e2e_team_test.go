@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // The team riff with the real binaries: riff-server with sign-in and

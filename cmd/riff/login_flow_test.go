@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
 	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 // newSecretProvider starts the OpenID provider of the tests with the

@@ -43,7 +43,7 @@ func TestEmbedKeepsClaimsAcrossARestart(t *testing.T) {
 	path := t.TempDir() // RIFF_DIR
 	log := slog.New(slog.DiscardHandler)
 
-	r, err := open(ctx, path, log)
+	r, err := open(ctx, path, log, SignIn{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestEmbedKeepsClaimsAcrossARestart(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 
-	r, err = open(ctx, path, log)
+	r, err = open(ctx, path, log, SignIn{})
 	if err != nil {
 		t.Fatalf("open again: %v", err)
 	}

@@ -123,21 +123,26 @@ func (s *Store) Saved(version uint64, err error) {
 	defer s.mu.Unlock()
 	if err != nil {
 		s.failing = true
+		s.wakeSavedLocked() // a refresh that waits for a write gives up
 		return
 	}
 	s.failing = false
 	if version > s.saved {
 		s.saved = version
-		if s.savedCh != nil {
-			close(s.savedCh)
-			s.savedCh = nil
-		}
+		s.wakeSavedLocked()
+	}
+}
+
+func (s *Store) wakeSavedLocked() {
+	if s.savedCh != nil {
+		close(s.savedCh)
+		s.savedCh = nil
 	}
 }
 
 // SavedVersion gives the version of the last good write of the snapshot,
 // whether the last write failed, and a channel that closes when a later
-// version is saved.
+// version is saved or a write fails.
 func (s *Store) SavedVersion() (saved uint64, failing bool, next <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -64,6 +64,12 @@ type signIn struct {
 	// saved generation or the next one as good, since the snapshot can
 	// be one generation behind after a crash.
 	loose bool
+	// genVersion is the version of the store whose snapshot is the first
+	// to hold the current generation (0: the loaded snapshot holds it).
+	// The reply of the next refresh waits until it is saved, so that the
+	// saved snapshot is never more than one generation behind the
+	// newest refresh token that a client got.
+	genVersion uint64
 }
 
 // access is a live access token: of the person (session "") or of a
@@ -203,7 +209,9 @@ func (s *Store) Start(p Person, key string, position uint64) (Pair, uint64, erro
 		return Pair{}, 0, err
 	}
 	s.signIns[chain] = si
-	return pair, s.changedLocked(), nil
+	version := s.changedLocked()
+	si.genVersion = version
+	return pair, version, nil
 }
 
 // nextPairLocked moves the chain to its next generation (the current one
@@ -282,6 +290,13 @@ func isBase64URL(v string, n int) bool {
 // generation or the next one as good: a crash can lose the write of the
 // last refresh. Only the device key guards the next one then, since the
 // store never kept its hash.
+//
+// The reply waits for the write of the version Pair.SaveFirst (also with
+// ErrReused, whose Pair holds only it): the end of a sign-in by reuse is
+// written before its reply, and a new pair of generation G+1 goes out
+// only once the saved snapshot holds generation G, so that a crash
+// loses at most one generation and the first refresh after the load
+// takes the newest token.
 func (s *Store) Refresh(refresh, key string) (Pair, error) {
 	chain, gen, _, err := ParseRefresh(refresh)
 	if err != nil {
@@ -314,35 +329,40 @@ func (s *Store) Refresh(refresh, key string) (Pair, error) {
 			return Pair{}, err
 		}
 		si.loose = false
-		s.changedLocked()
+		// The snapshot never held generation gen: this change is the
+		// first that does.
+		si.genVersion = s.changedLocked()
+		pair.SaveFirst = si.genVersion
 		return pair, nil
 	case gen == si.prevGen && si.prevGen != 0 && h == si.prev:
 		// A lost reply: the pair of the current generation never
 		// reached the client. End it, and give a new one in its place;
 		// the token of the previous generation stays the previous one,
 		// since this reply can be lost too.
-		lost, prevGen, prev := si.gen, si.prevGen, si.prev
+		lost, prevGen, prev, need := si.gen, si.prevGen, si.prev, si.genVersion
 		pair, err := s.nextPairLocked(si)
 		if err != nil {
 			return Pair{}, err
 		}
 		s.endPairLocked(si.chain, lost)
 		si.prevGen, si.prev, si.loose = prevGen, prev, false
-		s.changedLocked()
+		si.genVersion = s.changedLocked()
+		pair.SaveFirst = need
 		return pair, nil
 	case gen < si.gen:
 		s.endLocked(si)
-		s.changedLocked()
-		return Pair{}, ErrReused
+		return Pair{SaveFirst: s.changedLocked()}, ErrReused
 	default:
 		return Pair{}, ErrUnknown
 	}
+	need := si.genVersion
 	pair, err := s.nextPairLocked(si)
 	if err != nil {
 		return Pair{}, err
 	}
 	si.loose = false
-	s.changedLocked()
+	si.genVersion = s.changedLocked()
+	pair.SaveFirst = need
 	return pair, nil
 }
 

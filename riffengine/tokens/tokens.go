@@ -39,6 +39,9 @@ type Pair struct {
 	Access  string
 	Refresh string
 	Token   Token
+	// SaveFirst is the version of the store that signins.json must hold
+	// before the reply of a refresh (0: none): see [Store.Refresh].
+	SaveFirst uint64
 }
 
 // The refusals of the store. The token layer maps them to its codes.

@@ -2,6 +2,7 @@ package dir
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -52,12 +53,38 @@ type OS struct{}
 
 var _ FS = OS{}
 
-// MkdirAll makes dir with mode 0o755.
-func (OS) MkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
+// The modes of the store's folders and files: the log, the checkpoints
+// and signins.json (with the emails of the people) are for the user of
+// the server only, whatever the umask (docs/operations.md, "Start").
+const (
+	dirMode  fs.FileMode = 0o700
+	fileMode fs.FileMode = 0o600
+)
 
-// CreateExcl creates name with O_EXCL and mode 0o644.
+// MkdirAll makes dir and its parents with mode 0o700, then sets 0o700 on
+// dir itself: a umask takes bits away at the creation only, and a folder
+// that was there (of an older build, or one that the person made) gets
+// the mode too.
+func (OS) MkdirAll(dir string) error {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, dirMode); err != nil {
+		return fmt.Errorf("make the folder of the store private (mode 0700): %w", err)
+	}
+	return nil
+}
+
+// CreateExcl creates name with O_EXCL and mode 0o600, whatever the umask.
 func (OS) CreateExcl(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(fileMode); err != nil {
+		return nil, errors.Join(fmt.Errorf("make a file of the store private (mode 0600): %w", err), f.Close(), os.Remove(name))
+	}
+	return f, nil
 }
 
 // Link is link(2): it never replaces newname.

@@ -85,12 +85,14 @@ type Provider struct {
 	listener net.Listener
 	done     chan struct{}
 
-	mu      sync.Mutex // guards the fields below; held by the handlers and the test's calls
+	mu      sync.Mutex // guards key, keyID and the fields below; held by the handlers and the test's calls
 	next    Identity
 	codes   map[string]authCode
 	devices map[string]*device // by device code
 	pending chan struct{}      // closed and replaced when a device request comes
 	issued  int
+	// keyFetches counts the reads of the keys (JWKS).
+	keyFetches int
 }
 
 type authCode struct {
@@ -174,7 +176,11 @@ func (p *Provider) Issuer() string { return p.issuer }
 
 // PublicKey is the public key that signs the ID tokens (the one key of
 // the JWKS).
-func (p *Provider) PublicKey() *ecdsa.PublicKey { return &p.key.PublicKey }
+func (p *Provider) PublicKey() *ecdsa.PublicKey {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &p.key.PublicKey
+}
 
 // ClientID is the client ID that the provider accepts.
 func (p *Provider) ClientID() string { return p.opts.ClientID }
@@ -208,10 +214,49 @@ type Claims struct {
 	Expires       time.Time
 }
 
+// KeyFetches counts the reads of the keys of the provider (its JWKS).
+func (p *Provider) KeyFetches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.keyFetches
+}
+
+// Rotate puts a new signing key with a new key ID in place of the old
+// one, as a provider rotates its keys: the next tokens and the JWKS have
+// the new key only.
+func (p *Provider) Rotate() error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("oidcfake: make the signing key: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.key, p.keyID = key, randomString(8)
+	return nil
+}
+
 // Sign makes an ID token with the provider's key: a test makes tokens
 // that the token endpoint would not give (another audience, an expired
 // one, an unverified email).
 func (p *Provider) Sign(c Claims) (string, error) {
+	p.mu.Lock()
+	key, keyID := p.key, p.keyID
+	p.mu.Unlock()
+	return p.sign(c, key, keyID)
+}
+
+// Forge makes an ID token as Sign does, signed by a key that the
+// provider never gave, with a key ID that it does not know: the token of
+// an attacker.
+func (p *Provider) Forge(c Claims) (string, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", fmt.Errorf("oidcfake: make the forger's key: %w", err)
+	}
+	return p.sign(c, key, randomString(8))
+}
+
+func (p *Provider) sign(c Claims, key *ecdsa.PrivateKey, keyID string) (string, error) {
 	now := p.opts.Now()
 	if c.Issuer == "" {
 		c.Issuer = p.issuer
@@ -248,8 +293,8 @@ func (p *Provider) Sign(c Claims) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("oidcfake: encode the claims: %w", err)
 	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: p.key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", p.keyID))
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", keyID))
 	if err != nil {
 		return "", fmt.Errorf("oidcfake: make the signer: %w", err)
 	}
@@ -355,8 +400,12 @@ func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (p *Provider) keys(w http.ResponseWriter, _ *http.Request) {
+	p.mu.Lock()
+	p.keyFetches++
+	key, keyID := p.key, p.keyID
+	p.mu.Unlock()
 	writeJSON(w, http.StatusOK, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
-		Key: &p.key.PublicKey, KeyID: p.keyID, Algorithm: "ES256", Use: "sig",
+		Key: &key.PublicKey, KeyID: keyID, Algorithm: "ES256", Use: "sig",
 	}}})
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
-	"github.com/como-technologies/riff/cmd/internal/oidcfake"
+	"github.com/como-technologies/riff/tools/oidcfake"
 )
 
 func start(t *testing.T, opts oidcfake.Options) (*oidcfake.Provider, *oidc.Provider) {
