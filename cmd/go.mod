@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	cloud.google.com/go/storage v1.70.0
-	github.com/clipperhouse/uax29/v2 v2.2.0
 	github.com/como-technologies/riff/riffclient v0.0.0
 	github.com/como-technologies/riff/riffcore v0.0.0
 	github.com/coreos/go-oidc/v3 v3.21.0
@@ -32,6 +31,7 @@ require (
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/exporter/metric v0.57.0 // indirect
 	github.com/GoogleCloudPlatform/opentelemetry-operations-go/internal/resourcemapping v0.57.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
 	github.com/cncf/xds/go v0.0.0-20260202195803-dba9d589def2 // indirect
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/envoyproxy/go-control-plane/envoy v1.37.0 // indirect

@@ -43,4 +43,11 @@
 //
 // The budget and the waits run on [Options.Clock]; one try runs on the real
 // time (the HTTP transport has no other clock).
+//
+// # The packages beside it
+//
+// riffclient/render holds the texts of the replies for a person and for
+// an agent; riffclient/commands what each command of riff that makes one
+// call does; riffclient/mcptools the tools of an agent session over MCP.
+// A program that imports riffclient alone builds none of them.
 package riffclient

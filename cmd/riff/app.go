@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/place"
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -49,11 +51,6 @@ type system struct {
 	terminal func(io.Writer) (bool, int)
 	// client sets the options of the client; tests shorten the budget.
 	client func(*riffclient.Options)
-	// shared is the client that each command of this system uses, when
-	// set: the tools of riff relay mcp share one, so that it remembers
-	// that the server replied (a refused connect after a restart of the
-	// server is tried again).
-	shared *riffclient.Client
 	// localRiff is the URL of the riff of this machine in riff server;
 	// "" is riffclient.DefaultServer. The tests set it, so that a
 	// riff-server of the machine does not change their output.
@@ -79,10 +76,11 @@ func usagef(format string, args ...any) error { return &usageError{msg: fmt.Spri
 // them.
 type cli struct {
 	*system
-	g      globals
-	out    *printer
-	errOut *printer
-	client *riffclient.Client
+	g   globals
+	out *render.Printer
+	// errColor says that stderr takes color.
+	errColor bool
+	client   *riffclient.Client
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
 	signin *signin.Machine
@@ -110,6 +108,11 @@ func (c *cli) finish(err error) int {
 		return exitFail
 	}
 	errw := c.stderr
+	// A bad input that commands finds is a bad command line too.
+	var input *commands.InputError
+	if errors.As(err, &input) {
+		err = &usageError{msg: input.Msg}
+	}
 	var usage *usageError
 	var refused *wire.Refused
 	var mismatch *riffclient.MismatchError
@@ -118,8 +121,8 @@ func (c *cli) finish(err error) int {
 		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(usage.msg)))
 		fmt.Fprintln(errw, "Run riff --help for the commands, or riff help COMMAND.")
 		return exitUsage
-	case errors.As(err, &refused) && c.signInFault(refused) != nil:
-		fmt.Fprintln(errw, c.paintErr(red, "Error: "+c.signInFault(refused).Error()))
+	case errors.As(err, &refused) && c.signInRefusal(refused) != "":
+		fmt.Fprintln(errw, c.paintErr(red, "Error: "+c.signInRefusal(refused)))
 		return exitFail
 	case errors.As(err, &refused):
 		fmt.Fprintln(errw, c.paintErr(red, "Error: "+clean(refused.Reason)))
@@ -134,42 +137,29 @@ func (c *cli) finish(err error) int {
 	return exitFail
 }
 
-// words gives the text of an error for a person.
+// words gives the text of an error for a person: the words of
+// riffclient/render for the errors of a call, else of riff's own.
 func (c *cli) words(err error) string {
-	var reach *riffclient.ReachError
-	var noReply *riffclient.NoReplyError
-	var reply *riffclient.ReplyError
-	var front *riffclient.FrontEndError
 	var where *place.WhereError
 	var gitErr *place.GitError
-	var nameErr *name.Error
 	var known *knownError
-	var auth *riffclient.AuthError
 	switch {
-	case errors.As(err, &auth):
-		return clean(auth.Error())
-	case errors.As(err, &reach):
-		return reach.Error()
-	case errors.As(err, &noReply):
-		return noReply.Error()
-	case errors.As(err, &reply):
-		return clean(reply.Error())
-	case errors.As(err, &front):
-		return clean(front.Error())
 	case errors.As(err, &where):
 		return where.Error()
 	case errors.As(err, &gitErr):
 		return clean(gitErr.Error())
-	case errors.As(err, &nameErr):
-		return clean(nameErr.Error())
-	case errors.As(err, &known):
+	}
+	if text, ok := render.ErrorWords(err); ok {
+		return text
+	}
+	if errors.As(err, &known) {
 		return clean(known.Error())
 	}
 	server := riffclient.DefaultServer
 	if c.client != nil {
 		server = c.client.Server().String()
 	}
-	return fmt.Sprintf("riff cannot use the reply of riff-server at %s. Run riff server to see its build", server)
+	return render.UnusableReply(server)
 }
 
 // knownError is an error whose text is for a person.
@@ -181,10 +171,10 @@ func knownf(format string, args ...any) error { return &knownError{msg: fmt.Spri
 
 // paintErr colors a line of stderr.
 func (c *cli) paintErr(code, s string) string {
-	if c.errOut == nil {
+	if !c.errColor {
 		return s
 	}
-	return c.errOut.paint(code, s)
+	return paint(code, s)
 }
 
 // setup builds what the commands use from the global flags, once they
@@ -211,8 +201,11 @@ func (c *cli) setup() error {
 	default:
 		return usagef("--color is auto, always or never, not %q", color)
 	}
-	c.out = &printer{w: c.stdout, color: on, width: width}
-	c.errOut = &printer{w: c.stderr, color: errOn, width: width}
+	opts := render.Options{Width: width, Zone: c.loc}
+	if on {
+		opts.Paint = paintPart
+	}
+	c.out, c.errColor = render.NewPrinter(c.stdout, opts), errOn
 
 	server, from := c.g.server, "from --server"
 	if env, ok := c.g.envGave["server"]; ok {
@@ -230,18 +223,13 @@ func (c *cli) setup() error {
 		return knownf("riff cannot use the server %q: %s. See riff help server", server, msg)
 	}
 	c.serverFrom = from
-	if c.shared != nil {
-		// The cli of a tool: its sign-in is the one of the shared client.
-		c.client = c.shared
-		return nil
-	}
-	opts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
+	copts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
 	if c.system.client != nil {
-		c.system.client(&opts)
+		c.system.client(&copts)
 	}
-	c.signin = c.openSignIn(u, opts)
-	opts.Auth = c.auth()
-	c.client = riffclient.New(u, opts)
+	c.signin = c.openSignIn(u, copts)
+	copts.Auth = c.auth()
+	c.client = riffclient.New(u, copts)
 	return nil
 }
 
@@ -278,23 +266,21 @@ func (c *cli) openSignIn(u *url.URL, opts riffclient.Options) *signin.Machine {
 	return m
 }
 
-// signInFault gives the text of a refusal of the token layer, for a
-// person: the fault of the sign-in of this machine, or what to run.
-func (c *cli) signInFault(r *wire.Refused) error {
-	switch r.Code {
-	case wire.NoToken, wire.BadToken:
-	default:
+// signInRefusal gives the text of a refusal of the token layer, for a
+// person: the fault of the sign-in of this machine, or what to run; ""
+// when the reason of the server says it.
+func (c *cli) signInRefusal(r *wire.Refused) string {
+	text, _ := render.SignInRefusal(r, c.signInFault())
+	return text
+}
+
+// signInFault gives the fault of the sign-in of this machine, for the
+// texts of render; nil with no sign-in.
+func (c *cli) signInFault() func() error {
+	if c.signin == nil {
 		return nil
 	}
-	if c.signin != nil {
-		if err := c.signin.Fault(); err != nil {
-			return err
-		}
-	}
-	if r.Code == wire.NoToken {
-		return errors.New("This riff has sign-in, and this machine is not signed in to it. Run riff login.")
-	}
-	return nil
+	return c.signin.Fault
 }
 
 // noteWriter writes the lines of the client to stderr: the wait line, and
@@ -352,19 +338,9 @@ func (s *system) workDir() (string, error) { return place.WorkDir(s.getwd, s.env
 func (c *cli) serverURL() *url.URL { return c.client.Server() }
 
 // lostSignIn gives the text of a fault of the sign-in of this machine
-// for a person or a session (the guide's "Get back into the riff"), and
+// for a person or a session (docs/login.md, "A lost sign-in"), and
 // whether err is one: the Auth gave no token, or the riff refused the
 // token or its lack.
 func (c *cli) lostSignIn(err error) (string, bool) {
-	var auth *riffclient.AuthError
-	if errors.As(err, &auth) {
-		return clean(auth.Error()), true
-	}
-	var refused *wire.Refused
-	if errors.As(err, &refused) {
-		if f := c.signInFault(refused); f != nil {
-			return f.Error(), true
-		}
-	}
-	return "", false
+	return render.LostSignIn(err, c.signInFault())
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/denied"
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -179,16 +180,16 @@ func (c *cli) denialsText(records []denial, since string, lost bool) {
 		window = " in the last " + since
 	}
 	if len(records) == 0 {
-		c.out.textf("No refusal of auto mode%s.", window)
+		c.out.Textf("No refusal of auto mode%s.", window)
 		return
 	}
 	noun := "refusals"
 	if len(records) == 1 {
 		noun = "refusal"
 	}
-	c.out.textf("%d %s of auto mode%s.", len(records), noun, window)
+	c.out.Textf("%d %s of auto mode%s.", len(records), noun, window)
 	if lost {
-		c.out.text("riff-server keeps the last 200 messages of the thread denials: older records are not counted.")
+		c.out.Text("riff-server keeps the last 200 messages of the thread denials: older records are not counted.")
 	}
 	groups := []struct {
 		title string
@@ -205,20 +206,20 @@ func (c *cli) denialsText(records []denial, since string, lost bool) {
 		{"By repository", func(d denial) string { return d.tag("repo") }},
 	}
 	for _, g := range groups {
-		c.out.text("")
-		c.out.text(g.title)
+		c.out.Text("")
+		c.out.Text(g.title)
 		counts := countBy(records, g.key)
 		width := len(strconv.Itoa(counts[0].n))
 		for _, n := range counts {
-			c.out.hanging(4+width, plain(fmt.Sprintf("  %*d  %s", width, n.n, n.value)))
+			c.out.Hanging(4+width, render.Plain(fmt.Sprintf("  %*d  %s", width, n.n, n.value)))
 		}
 	}
 	last := records[max(0, len(records)-deniedLast):]
-	c.out.text("")
-	c.out.textf("The last %d", len(last))
+	c.out.Text("")
+	c.out.Textf("The last %d", len(last))
 	for _, d := range last {
 		at := time.UnixMilli(d.atMs).In(c.loc).Format("2006-01-02 15:04")
-		c.out.hanging(2, plain(at+"  "+clean(d.line)))
+		c.out.Hanging(2, render.Plain(at+"  "+clean(d.line)))
 	}
 }
 

@@ -204,6 +204,13 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Chunks:     12, Sessions: 8, Cursors: 40, Threads: 9, MemoryBytes: 35_000_000, StartedAgoMs: 7_200_000, ReplayMs: 120, Store: "dir"})
 	case "/v1/tail":
 		f.tail(w, r)
+	case "/v1/register", "/v1/move":
+		// The server holds the caller as it named itself.
+		enc.Encode(wire.RegisterReply{URI: uri(str("me"))})
+	case "/v1/alive":
+		enc.Encode(wire.AliveReply{})
+	case "/v1/end":
+		enc.Encode(wire.EndReply{})
 	case "/v1/invite", "/v1/remove", "/v1/admin/set", "/v1/owner/pass", "/v1/owner/take", "/v1/owner/deny", "/v1/revoke", "/v1/people":
 		f.people(w, r.URL.Path, fields)
 	default:

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
 
+	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -107,25 +107,7 @@ func notesFlags(edit bool) func(fs *flag.FlagSet) action {
 }
 
 func (c *cli) notes(ctx context.Context, thread, user string, history bool) error {
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.NotesReply] {
-		return wire.Notes{Me: me, Thread: thread, User: user, History: history}
-	})
-	if err != nil {
-		return err
-	}
-	if history {
-		for _, v := range r.History {
-			c.out.line(colored(dim, fmt.Sprintf("--- %s, by %s", c.timeOf(v.AtMs).Format("2006-01-02 15:04"), clean(v.By))))
-			c.reply(v.Text)
-		}
-		c.out.line(colored(dim, "--- now"))
-	}
-	if strings.TrimSpace(r.Text) == "" {
-		c.out.text("The lead has no notes here. riff lead notes edit writes them.")
-		return nil
-	}
-	c.reply(strings.TrimRight(r.Text, "\n"))
-	return nil
+	return c.caller().Notes(ctx, thread, user, history)
 }
 
 func (c *cli) editNotes(ctx context.Context, thread, file string) error {
@@ -141,7 +123,7 @@ func (c *cli) editNotes(ctx context.Context, thread, file string) error {
 		}
 		text = string(b)
 	} else {
-		old, err := call(ctx, c, wire.Notes{Me: me, Thread: thread})
+		old, err := riffclient.Send(ctx, c.client, wire.Notes{Me: me, Thread: thread})
 		if err != nil {
 			return err
 		}
@@ -150,31 +132,14 @@ func (c *cli) editNotes(ctx context.Context, thread, file string) error {
 			return err
 		}
 	}
-	return c.setNotes(ctx, me, thread, text)
-}
-
-// setNotes writes text as the notes of the lead, and prints the reply.
-func (c *cli) setNotes(ctx context.Context, me name.SessionURI, thread, text string) error {
-	r, err := call(ctx, c, wire.SetNotes{Me: me, Thread: thread, Text: text})
-	if err != nil {
-		return err
-	}
-	c.reply(r.Text)
-	return nil
+	return c.caller().SetNotes(ctx, thread, text)
 }
 
 func (c *cli) hold(ctx context.Context, words []string, thread string) error {
 	if len(words) < 2 {
 		return usagef("riff plan hold needs ITEM and a REASON")
 	}
-	item, err := name.ParseItem(words[0])
-	if err != nil {
-		return usagef("riff plan hold: %s", err)
-	}
-	reason := strings.Join(words[1:], " ")
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
-		return wire.Hold{Me: me, Thread: thread, Item: item, Reason: reason}
-	}, textOf)
+	return c.caller().Hold(ctx, thread, words[0], strings.Join(words[1:], " "))
 }
 
 func (c *cli) free(ctx context.Context, args []string, thread string) error {
@@ -182,9 +147,7 @@ func (c *cli) free(ctx context.Context, args []string, thread string) error {
 	if err != nil {
 		return err
 	}
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
-		return wire.Free{Me: me, Thread: thread, Item: item}
-	}, textOf)
+	return c.caller().Free(ctx, thread, item)
 }
 
 // pauseFlags are the flags of riff pause, and of riff resume with no
@@ -205,20 +168,5 @@ func (c *cli) pause(ctx context.Context, args []string, pause, riff bool, repo s
 	if err := noArgs(args, cmd); err != nil {
 		return err
 	}
-	if riff && repo != "" {
-		return usagef("riff %s takes --riff or --repo, not both", cmd)
-	}
-	var r name.Repo
-	if repo != "" {
-		var err error
-		if r, err = name.ParseRepo(repo); err != nil || !r.InGit() {
-			return usagef("riff %s: --repo is OWNER/REPO, not %q", cmd, repo)
-		}
-	}
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.PauseReply] {
-		if pause {
-			return wire.Pause{Me: me, Riff: riff, Repository: r}
-		}
-		return wire.Resume{Me: me, Riff: riff, Repository: r}
-	}, func(r wire.PauseReply) string { return r.Text })
+	return c.caller().Pause(ctx, pause, riff, repo)
 }

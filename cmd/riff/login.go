@@ -52,7 +52,7 @@ func (c *cli) login(ctx context.Context, args []string, device bool) error {
 	var provider *signin.ProviderError
 	switch {
 	case errors.Is(err, signin.ErrNoSignIn):
-		c.out.textf("The riff at %s has no sign-in: riff works with it as it is.", c.serverURL())
+		c.out.Textf("The riff at %s has no sign-in: riff works with it as it is.", c.serverURL())
 		return nil
 	case errors.As(err, &provider):
 		return knownf("%s", provider.Err)
@@ -63,7 +63,7 @@ func (c *cli) login(ctx context.Context, args []string, device bool) error {
 	if k.Email != "" {
 		who = k.Email + " (" + k.User + ")"
 	}
-	c.out.textf("Signed in to the riff at %s as %s.", c.serverURL(), who)
+	c.out.Textf("Signed in to the riff at %s as %s.", c.serverURL(), who)
 	return nil
 }
 

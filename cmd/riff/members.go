@@ -5,11 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -140,7 +139,7 @@ func (c *cli) invite(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.reply(r.Text)
+	c.out.Reply(r.Text)
 	return nil
 }
 
@@ -153,7 +152,7 @@ func (c *cli) remove(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.ended(r)
+	render.Ended(c.out, r)
 	return nil
 }
 
@@ -169,22 +168,8 @@ func (c *cli) revoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.ended(r)
+	render.Ended(c.out, r)
 	return nil
-}
-
-// ended prints the reply of a remove or a revoke: its text, and the
-// number of sign-ins that the server ended.
-func (c *cli) ended(r wire.EndedReply) {
-	c.reply(r.Text)
-	switch r.Ended {
-	case 0:
-		c.out.text("No sign-in of the person was live: none ended.")
-	case 1:
-		c.out.text("1 sign-in ended.")
-	default:
-		c.out.textf("%d sign-ins ended.", r.Ended)
-	}
 }
 
 func (c *cli) setAdmin(ctx context.Context, args []string, admin bool) error {
@@ -206,7 +191,7 @@ func (c *cli) printText(r wire.TextReply, err error) error {
 	if err != nil {
 		return err
 	}
-	c.reply(r.Text)
+	c.out.Reply(r.Text)
 	return nil
 }
 
@@ -229,7 +214,7 @@ func (c *cli) owner(ctx context.Context, args []string, take bool, pass string, 
 		if err != nil {
 			return err
 		}
-		c.reply(r.Text)
+		c.out.Reply(r.Text)
 		return nil
 	case deny:
 		return c.printText(peopleCall(ctx, c, "owner --deny", func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.DenyOwner{Me: me} }))
@@ -237,38 +222,38 @@ func (c *cli) owner(ctx context.Context, args []string, take bool, pass string, 
 	return c.passOwner(ctx, pass)
 }
 
-// passOwner passes the owner role, then posts the note of the pass in
-// chat: pass_owner posts no note of the server, riff posts it, signed as
-// each post of riff. The pass stays when the note fails: riff says so.
+// passOwner passes the owner role and posts the note of the pass in chat
+// (riffclient.PassOwner). The pass stays when the note fails: riff says
+// so.
 func (c *cli) passOwner(ctx context.Context, email string) error {
 	me, err := c.me(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := call(ctx, c, wire.PassOwner{Me: me, Email: email})
+	r, posted, err := riffclient.PassOwner(ctx, c.client, wire.PassOwner{Me: me, Email: email}, c.passer(me))
+	var note *riffclient.NoteError
+	if errors.As(err, &note) {
+		c.out.Reply(r.Text)
+		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: the owner role passed, but riff could not post its note in chat: "+c.words(refusedText(note.Err))))
+		return errSilent
+	}
 	if err != nil {
 		return c.noSignIn(err, "owner --pass")
 	}
-	c.reply(r.Text)
-	posted, err := riffclient.Post(ctx, c.client, wire.Post{Me: me, Thread: string(name.Chat), Kind: record.MessageNote, Body: c.passNote(me, email)})
-	if err != nil {
-		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: the owner role passed, but riff could not post its note in chat: "+c.words(refusedText(err))))
-		return errSilent
-	}
-	c.out.textf("riff posted the note of the pass in chat (#%d).", posted.Seq)
+	c.out.Reply(r.Text)
+	c.out.Textf("riff posted the note of the pass in chat (#%d).", posted.Seq)
 	return nil
 }
 
-// passNote is the note of a pass in chat, in the words of the notes of
-// the server (owner: ...).
-func (c *cli) passNote(me name.SessionURI, email string) string {
-	who := me.User
+// passer names the caller in the note of a pass: USER (EMAIL) with the
+// email of the sign-in of this machine, else USER.
+func (c *cli) passer(me name.SessionURI) string {
 	if c.signin != nil {
 		if k, ok, err := c.signin.Stored(); err == nil && ok && k.Email != "" {
-			who = fmt.Sprintf("%s (%s)", me.User, k.Email)
+			return fmt.Sprintf("%s (%s)", me.User, k.Email)
 		}
 	}
-	return fmt.Sprintf("owner: %s passed the owner role to %s. %s stays an admin.", who, email, me.User)
+	return me.User
 }
 
 // refusedText gives a refusal as an error whose text is its reason, for
@@ -296,74 +281,6 @@ func (c *cli) people(ctx context.Context, args []string) error {
 		len(r.Admins)+len(r.Members)+len(r.MayJoin) == 0 {
 		return errNoPeople(c, "people")
 	}
-	var fs []fact
-	if r.Owner != nil {
-		fs = append(fs, fact{key: "owner", value: clean(personName(*r.Owner))})
-	} else {
-		fs = append(fs, fact{key: "owner", value: "none", color: yellow})
-	}
-	if r.Asked != nil {
-		// In UTC, as the server's texts and notes of the owner role.
-		fs = append(fs, fact{key: "asks", value: clean(personName(*r.Asked)),
-			extra: fmt.Sprintf("for the owner role: it passes at %s, unless the owner runs riff owner --deny", time.UnixMilli(r.AskedDueMs).UTC().Format("2006-01-02 15:04 UTC"))})
-	}
-	if r.Domain != "" {
-		fs = append(fs, fact{key: "domain", value: clean(r.Domain), extra: "each person of it may join"})
-	}
-	c.out.facts(fs)
-	c.out.text("")
-	head := []part{plain("USER"), plain("EMAIL"), plain("ROLE")}
-	if !r.Emails {
-		head = []part{plain("USER"), plain("ROLE")}
-	}
-	rows := [][]part{head}
-	add := func(p wire.Person, role string) {
-		user := p.User
-		if user == "" {
-			user = "-"
-		}
-		row := []part{plain(clean(user))}
-		if r.Emails {
-			row = append(row, plain(clean(p.Email)))
-		}
-		rows = append(rows, append(row, plain(role)))
-	}
-	if r.Owner != nil {
-		add(*r.Owner, "owner")
-	}
-	for _, p := range r.Admins {
-		role := "admin"
-		if p.Settings {
-			role = "admin of settings"
-		}
-		if r.Asked != nil && r.Asked.User == p.User && r.Asked.Email == p.Email {
-			role += ", asks for the owner role"
-		}
-		add(p, role)
-	}
-	for _, p := range r.Members {
-		add(p, "member")
-	}
-	for _, p := range r.MayJoin {
-		add(p, "may join")
-	}
-	c.table(rows)
-	if !r.Emails {
-		c.out.line(colored(yellow, "Only a member of the riff reads the emails."))
-	}
-	if r.Owner == nil {
-		c.out.line(colored(yellow, "The riff has no owner: an admin takes the owner role with riff owner --take."))
-	}
+	render.People(c.out, r)
 	return nil
-}
-
-// personName gives USER (EMAIL), or the one of them that the reply has.
-func personName(p wire.Person) string {
-	switch {
-	case p.User != "" && p.Email != "":
-		return p.User + " (" + p.Email + ")"
-	case p.User != "":
-		return p.User
-	}
-	return p.Email
 }

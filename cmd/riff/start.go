@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"strings"
 
-	"github.com/como-technologies/riff/riffclient"
-	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/riffclient/render"
 )
 
 // startCommands are the commands under Get started in riff --help, in
@@ -75,150 +71,14 @@ func (c *cli) whoami(ctx context.Context, args []string) error {
 	if err := noArgs(args, "whoami"); err != nil {
 		return err
 	}
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := call(ctx, c, wire.Whoami{Me: me})
-	if err != nil {
-		return err
-	}
-	uri := r.URI
-	if uri.IsZero() {
-		uri = me
-	}
-	var fs []fact
-	if uri.IsPerson() {
-		fs = append(fs, fact{key: "person", value: clean(uri.Short())})
-	} else {
-		named := uri.Short() + " (" + cutID(uri.Session, 8) + ")"
-		fs = append(fs, fact{key: "session", value: clean(named)})
-	}
-	fs = append(fs, fact{key: "uri", value: clean(uri.String())})
-	fs = append(fs, c.pauseFacts(r.Pauses)...)
-	// The owner line, as in who: the server gives it in a riff with
-	// sign-in.
-	fs = append(fs, ownerFacts(r.Owner)...)
-	fs = append(fs, c.buildFacts(r.Build)...)
-	c.out.facts(fs)
-	return nil
-}
-
-// ownerFacts gives the fact owner of who and whoami: the owner line of
-// the server (none in yellow: the riff has no owner), and nothing in a
-// riff with no sign-in.
-func ownerFacts(line string) []fact {
-	switch line {
-	case "":
-		return nil
-	case "none":
-		return []fact{{key: "owner", value: "none", color: yellow}}
-	}
-	return []fact{{key: "owner", value: clean(line)}}
-}
-
-func cutID(id string, n int) string {
-	if len(id) > n {
-		return id[:n]
-	}
-	return id
-}
-
-// pauseFacts gives the facts riff and paused.
-func (c *cli) pauseFacts(p wire.Pauses) []fact {
-	var fs []fact
-	if p.Riff != nil {
-		v := "paused"
-		if p.Riff.By != "" {
-			v += " by " + clean(p.Riff.By)
-		}
-		fs = append(fs, fact{key: "riff", value: v, color: yellow})
-	} else {
-		fs = append(fs, fact{key: "riff", value: "running", color: green})
-	}
-	for _, r := range p.Repositories {
-		v := clean(string(r.Repo))
-		if r.By != "" {
-			v += " by " + clean(r.By)
-		}
-		fs = append(fs, fact{key: "paused", value: v, color: yellow})
-	}
-	return fs
-}
-
-// buildFacts gives the fact build, and riff-server when the builds
-// differ.
-func (c *cli) buildFacts(server string) []fact {
-	fs := []fact{{key: "build", value: c.build.Display()}}
-	sb, err := parseBuild(server)
-	if err != nil {
-		if server != "" {
-			fs = append(fs, fact{key: "riff-server", value: clean(server), color: yellow, extra: "a build that riff cannot read", extraColor: yellow})
-		}
-		return fs
-	}
-	if sb.String() != c.build.String() {
-		fs = append(fs, fact{key: "riff-server", value: sb.Display(), color: yellow, extra: "another build; the versions can talk", extraColor: yellow})
-	}
-	return fs
+	return c.caller().Whoami(ctx)
 }
 
 func (c *cli) who(ctx context.Context, args []string, long, all bool) error {
 	if err := noArgs(args, "who"); err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.WhoReply] { return wire.Who{Me: me, All: all} })
-	if err != nil {
-		return err
-	}
-	fs := c.pauseFacts(r.Pauses)
-	fs = append(fs, ownerFacts(r.Owner)...)
-	fs = append(fs, c.buildFacts(r.Build)...)
-	c.out.facts(fs)
-	c.out.text("")
-	rows := [][]part{{plain("SESSION"), plain("STATE"), plain("ROLE"), plain("DETAIL")}}
-	for _, row := range r.Rows {
-		session := row.URI.Named()
-		if long {
-			session = row.URI.String()
-		}
-		role := clean(row.Role)
-		if row.You {
-			role = strings.TrimSpace("you " + role)
-		}
-		state := clean(row.State)
-		rows = append(rows, []part{
-			colored(sessionColor(row.URI.Who().String()), clean(session)),
-			colored(stateColor(state), state),
-			plain(role),
-			colored(detailColor(state, row.Gone), clean(row.Detail)),
-		})
-	}
-	c.table(rows)
-	if r.Act != "" {
-		c.out.line(colored(yellow, clean(r.Act)))
-	}
-	return nil
-}
-
-func stateColor(state string) string {
-	switch state {
-	case "blocked", "failed":
-		return red
-	case "paused", "waiting":
-		return yellow
-	}
-	return ""
-}
-
-func detailColor(state string, gone bool) string {
-	if gone {
-		return dim
-	}
-	if state == "blocked" {
-		return red
-	}
-	return ""
+	return c.caller().Who(ctx, long, all)
 }
 
 // server shows the riff that riff uses, where the choice comes from, its
@@ -231,64 +91,25 @@ func (c *cli) server(ctx context.Context, args []string) error {
 	}
 	// The riff of this machine is asked at the same time, with a short
 	// budget: it shows only when it answers.
-	local := make(chan []fact, 1)
+	local := make(chan []render.Fact, 1)
 	go func() { local <- c.localFacts(ctx) }()
 
-	lines := []fact{
-		{key: "riff", value: c.build.Display()},
-		{key: "server", value: c.serverURL().String(), extra: "(" + c.serverFrom + ")"},
+	lines := []render.Fact{
+		{Key: "riff", Value: c.build.Display()},
+		{Key: "server", Value: c.serverURL().String(), Extra: "(" + c.serverFrom + ")"},
 	}
 	facts, err := c.client.Facts(ctx)
-	var mismatch *riffclient.MismatchError
-	var refused *wire.Refused
-	var front *riffclient.FrontEndError
-	var authErr *riffclient.AuthError
-	var act string
-	var actColor string
-	failed := false
-	switch {
-	case err == nil:
-		sb, perr := parseBuild(facts.Build)
-		if perr != nil {
-			lines = append(lines, fact{key: "  release", value: clean(facts.Build), color: yellow, extra: "a build that riff cannot read", extraColor: yellow})
-			break
-		}
-		rel, a, col := c.releaseFact(sb)
-		lines = append(lines, rel, c.signInFact(ctx, c.signin, c.client))
-		act, actColor = a, col
-		lines = append(lines, factLines(facts)...)
-	case errors.As(err, &mismatch):
-		failed = true
-		if mismatch.Server != nil {
-			rel, a, col := c.releaseFact(*mismatch.Server)
-			lines = append(lines, rel)
-			act, actColor = a, col
-		} else {
-			lines = append(lines, fact{key: "  release", value: clean(mismatch.Text), color: red})
-			act, actColor = "Check that the server is riff-server. See riff help server.", red
-		}
-	case errors.As(err, &refused) && signInCode(refused.Code), errors.As(err, &authErr):
-		// A riff with sign-in gives its facts only to a person who is
-		// signed in: this machine has no sign-in for it, or it ended.
-		failed = true
-		f, _ := c.signInFaultFact(err, c.signin)
-		lines = append(lines, f)
-		act, actColor = loginAct, red
-	case errors.As(err, &front):
-		// Cloud Run answered by itself: riff server asks once, and the
-		// person runs it again (the guide's "A restart with a bucket").
-		failed = true
-		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
-		act, actColor = "Run riff server again in a few seconds.", red
-	default:
-		failed = true
-		lines = append(lines, fact{key: "  answer", value: "none", color: red, extra: "(" + c.words(err) + ")"})
-		act, actColor = "Start riff-server, or name another riff with --server. See riff help server.", red
-	}
+	got, act, actStyle, failed := render.ServerLines(render.Answer{Facts: facts, Err: err}, render.Asked{
+		Mine:   c.build,
+		SignIn: func() render.Fact { return c.signInFact(ctx, c.signin, c.client) },
+		Fault:  c.signInFault(),
+		Words:  c.words,
+	})
+	lines = append(lines, got...)
 	lines = append(lines, <-local...)
-	c.out.factsAt(lines, 12)
+	c.out.FactsAt(lines, 12)
 	if act != "" {
-		c.out.line(colored(actColor, act))
+		c.out.Line(render.In(actStyle, act))
 	}
 	if failed {
 		return errSilent

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
-	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/selector"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -121,22 +121,7 @@ characters is enough).
 of your user with the reason.
 `,
 			flags: noFlags(func(c *cli, ctx context.Context, words []string) error {
-				text := strings.Join(words, " ")
-				if text == "" {
-					return usagef("riff blocked needs a TEXT")
-				}
-				me, err := c.me(ctx)
-				if err != nil {
-					return err
-				}
-				// riffclient.Blocked signs the message to the lead in a
-				// riff with sign-in.
-				r, err := riffclient.Blocked(ctx, c.client, wire.Blocked{Me: me, Reason: text})
-				if err != nil {
-					return err
-				}
-				c.reply(r.Text)
-				return nil
+				return c.caller().Blocked(ctx, strings.Join(words, " "))
 			}),
 		},
 		{
@@ -180,28 +165,18 @@ func noArgs(args []string, cmd string) error {
 	return nil
 }
 
-// oneItem gives the one ITEM of a command.
-func oneItem(args []string, cmd string) (name.Item, error) {
+// oneItem gives the one ITEM of a command; commands reads it.
+func oneItem(args []string, cmd string) (string, error) {
 	if len(args) != 1 {
 		return "", usagef("riff %s needs one ITEM", cmd)
 	}
-	item, err := name.ParseItem(args[0])
-	if err != nil {
-		return "", usagef("riff %s: %s", cmd, err)
-	}
-	return item, nil
+	return args[0], nil
 }
 
-// call sends one call, with the caller taken at the place.
-func call[R any](ctx context.Context, c *cli, w wire.Call[R]) (R, error) {
-	return riffclient.Send(ctx, c.client, w)
-}
-
-// reply prints the text of a reply.
-func (c *cli) reply(text string) {
-	for _, line := range strings.Split(cleanLines(text), "\n") {
-		c.out.text(line)
-	}
+// caller makes the calls of the commands as the caller, printing to the
+// output of the run.
+func (c *cli) caller() commands.Caller {
+	return commands.Caller{Client: c.client, Me: c.me, Out: c.out}
 }
 
 // callAs sends the call that newCall makes for the caller: the session
@@ -212,7 +187,7 @@ func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI)
 		var none R
 		return none, err
 	}
-	return call(ctx, c, newCall(me))
+	return riffclient.Send(ctx, c.client, newCall(me))
 }
 
 // sendText sends the call that newCall makes for the caller, and prints
@@ -222,7 +197,7 @@ func sendText[R any](ctx context.Context, c *cli, newCall func(me name.SessionUR
 	if err != nil {
 		return err
 	}
-	c.reply(text(r))
+	c.out.Reply(text(r))
 	return nil
 }
 
@@ -245,170 +220,25 @@ func (c *cli) threads(ctx context.Context, args []string) error {
 	if err := noArgs(args, "threads"); err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
-	if err != nil {
-		return err
-	}
-	if len(r.Threads) == 0 {
-		c.out.text("You have no threads.")
-		return nil
-	}
-	rows := [][]part{{plain("THREAD"), plain("LAST"), plain("UNREAD")}}
-	for _, t := range r.Threads {
-		unread := fmt.Sprint(t.Unread)
-		rows = append(rows, []part{plain(threadTitle(t.Thread, t.Title)), plain(fmt.Sprintf("#%d", t.Last)), colored(unreadColor(t.Unread), unread)})
-	}
-	c.table(rows)
-	return nil
-}
-
-func unreadColor(n uint64) string {
-	if n > 0 {
-		return bold
-	}
-	return ""
+	return c.caller().Threads(ctx)
 }
 
 func (c *cli) read(ctx context.Context, args []string, thread string, all bool) error {
 	if err := noArgs(args, "read"); err != nil {
 		return err
 	}
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all})
-	if err != nil {
-		return err
-	}
-	// Read each next page of a thread.
-	for i := range r.Threads {
-		page := &r.Threads[i]
-		for page.More && page.Last > 0 {
-			next, err := call(ctx, c, wire.Read{Me: me, Thread: page.Thread, All: all, After: page.Last})
-			if err != nil {
-				return err
-			}
-			more := false
-			for _, p := range next.Threads {
-				if p.Thread == page.Thread && len(p.Messages) > 0 {
-					page.Messages = append(page.Messages, p.Messages...)
-					page.Last, more = p.Last, p.More
-				}
-			}
-			page.More = more
-		}
-	}
-	c.showRead(r, false)
-	return nil
-}
-
-// readPage reads one page of each thread (of thread, when set), after
-// the message number after with all: the read tool of an agent session.
-// A page with more messages after it ends with the line that says how
-// to read on.
-func (c *cli) readPage(ctx context.Context, thread string, all bool, after uint64) error {
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := call(ctx, c, wire.Read{Me: me, Thread: thread, All: all, After: after})
-	if err != nil {
-		return err
-	}
-	c.showRead(r, true)
-	return nil
-}
-
-// showRead prints a read: the messages to the caller after the page
-// first, then each page. With onePage, a page that more messages follow
-// says so, with the number to give to after.
-func (c *cli) showRead(r wire.ReadReply, onePage bool) {
-	shown := false
-	if len(r.ToYou) > 0 {
-		c.out.text("Messages to you after this page (the watch does not wake for them again):")
-		for _, page := range r.ToYou {
-			c.page(page)
-		}
-		c.out.text("")
-		shown = true
-	}
-	for _, page := range r.Threads {
-		if len(page.Messages) == 0 && page.Lost == 0 {
-			continue
-		}
-		c.page(page)
-		if onePage && page.More {
-			c.out.textf("More messages follow. Read this thread again. With all, set after to %d.", page.Last)
-		}
-		shown = true
-	}
-	if !shown {
-		c.out.text("No unread messages.")
-	}
+	return c.caller().Read(ctx, thread, all, 0, false)
 }
 
 func (c *cli) post(ctx context.Context, words []string, thread string, to []string, kind string) error {
-	k, err := record.ParseMessageKind(kind)
-	if err != nil {
-		return usagef("riff post: --kind is message, note or status, not %q", kind)
-	}
-	sels, err := selector.ParseList(to)
-	if err != nil {
-		return usagef("riff post: --to: %s", strings.TrimPrefix(err.Error(), "selector: "))
-	}
-	body := strings.Join(words, " ")
-	if body == "" && k != record.MessageStatus {
-		return usagef("riff post needs a TEXT")
-	}
-	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
-		return wire.Post{Me: me, Thread: thread, To: sels, Kind: k, Body: body}
-	})
-}
-
-// sendPost sends the post that newPost makes for the caller through the
-// one path of a post (riffclient.Post signs it in a riff with sign-in),
-// and prints its reply.
-func (c *cli) sendPost(ctx context.Context, newPost func(me name.SessionURI) wire.Post) error {
-	me, err := c.me(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := riffclient.Post(ctx, c.client, newPost(me))
-	if err != nil {
-		return err
-	}
-	c.posted(r)
-	return nil
-}
-
-// posted prints the reply of a post or a tell.
-func (c *cli) posted(r wire.PostReply) {
-	if r.Dropped {
-		c.out.textf("riff dropped the post: a post with the same key came before in %s.", clean(r.Thread))
-		return
-	}
-	line := fmt.Sprintf("Posted #%d in %s.", r.Seq, clean(r.Thread))
-	if len(r.Woke) > 0 {
-		var names []string
-		for _, u := range r.Woke {
-			names = append(names, clean(u.Named()))
-		}
-		line += " Woke " + strings.Join(names, ", ") + "."
-	}
-	c.out.text(line)
-	for _, s := range r.Unmatched {
-		c.out.line(colored(yellow, fmt.Sprintf("riff: no live session matches %s. The message waits in the thread.", clean(s.String()))))
-	}
+	return c.caller().Post(ctx, thread, to, kind, strings.Join(words, " "))
 }
 
 func (c *cli) tell(ctx context.Context, words []string) error {
 	if len(words) < 2 {
 		return usagef("riff tell needs SESSION (or lead) and a TEXT")
 	}
-	return c.sendPost(ctx, func(me name.SessionURI) wire.Post {
-		return wire.Post{Me: me, Tell: words[0], Body: strings.Join(words[1:], " ")}
-	})
+	return c.caller().Tell(ctx, words[0], strings.Join(words[1:], " "))
 }
 
 func (c *cli) tail(ctx context.Context, args []string) error {
@@ -436,13 +266,9 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 				fmt.Fprintln(c.stderr, c.paintErr(dim, "(open)"))
 			}
 		case wire.EventMessage:
-			day = c.block(*e.Message, day)
+			day = render.TailMessage(c.out, *e.Message, c.client.Check, day)
 		case riffclient.EventLost:
-			// The line is wrapped, not cut: each word of it counts.
-			lost := fmt.Sprintf("riff: %d messages of the break are lost. The server keeps only the last messages of a thread.", e.Lost)
-			for _, line := range wrap(lost, c.out.width) {
-				c.out.line(colored(yellow, line))
-			}
+			render.TailLost(c.out, e.Lost)
 		case riffclient.EventDown:
 			if e.Err != nil {
 				if m, ok := e.Err.(*riffclient.MismatchError); ok {
@@ -474,17 +300,7 @@ func (c *cli) claim(ctx context.Context, args []string, thread string) error {
 	if err != nil {
 		return err
 	}
-	r, err := callAs(ctx, c, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
-		return wire.Claim{Me: me, Thread: thread, Item: item}
-	})
-	if err != nil {
-		return err
-	}
-	c.reply(r.Text)
-	if r.Warning != "" {
-		c.out.line(colored(yellow, "riff: "+clean(r.Warning)))
-	}
-	return nil
+	return c.caller().Claim(ctx, thread, item)
 }
 
 func (c *cli) release(ctx context.Context, args []string, thread, session string) error {
@@ -492,14 +308,7 @@ func (c *cli) release(ctx context.Context, args []string, thread, session string
 	if err != nil {
 		return err
 	}
-	if session != "" {
-		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseForReply] {
-			return wire.ReleaseFor{Me: me, Thread: thread, Item: item, Session: session}
-		}, func(r wire.ReleaseForReply) string { return r.Text })
-	}
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
-		return wire.Release{Me: me, Thread: thread, Item: item}
-	}, func(r wire.ReleaseReply) string { return r.Text })
+	return c.caller().Release(ctx, thread, item, session)
 }
 
 func (c *cli) stepDone(ctx context.Context, args []string) error {

@@ -14,7 +14,12 @@ import (
 // Clean removes each escape sequence and each control character from s.
 // A line break, a tab and each other control character become a space;
 // invalid UTF-8 becomes �.
-func Clean(s string) string {
+func Clean(s string) string { return clean(s, false) }
+
+// CleanLines is Clean that keeps the line breaks (a \r is gone).
+func CleanLines(s string) string { return clean(s, true) }
+
+func clean(s string, keepNewlines bool) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "�")
 	}
@@ -28,6 +33,9 @@ func Clean(s string) string {
 		case r == 0x9b: // CSI in one rune
 			i += size + csiLen(s[i+size:])
 			continue
+		case r == '\n' && keepNewlines:
+			b.WriteByte('\n')
+		case r == '\r' && keepNewlines:
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
 		case unicode.IsControl(r), r == '\u2028', r == '\u2029', unicode.Is(unicode.Bidi_Control, r):

@@ -25,3 +25,11 @@ func TestGivenATextWithEscapesAndControlsWhenCleanedThenNoneGetsThrough(t *testi
 		}
 	}
 }
+
+// TestGivenATextWithLineBreaksWhenCleanedKeepingLinesThenOnlyTheBreaksStay:
+// CleanLines keeps \n, drops \r, and cleans the rest as Clean does.
+func TestGivenATextWithLineBreaksWhenCleanedKeepingLinesThenOnlyTheBreaksStay(t *testing.T) {
+	if got, want := CleanLines("one\r\ntwo\x1b[31m\tthree\n"), "one\ntwo three\n"; got != want {
+		t.Errorf("CleanLines = %q; want %q", got, want)
+	}
+}

@@ -1,47 +1,50 @@
-package main
+package render
 
 import "strings"
 
-// table writes rows with their columns aligned; the last column has no
-// padding. Through a pipe each cell is whole, so a row can pass the
-// width of a terminal. In a terminal the table fits the width: the
-// widest column narrows first, down to the width of its heading, and a
-// cell longer than its column is wrapped in it, so no word is cut.
-func (c *cli) table(rows [][]part) {
-	widths := columnWidths(rows, c.out.width)
+// Table writes rows with their columns aligned; the first row is the
+// heading, and the last column has no padding. Through a pipe each cell
+// is whole, so a row can pass the width of a terminal. In a terminal the
+// table fits the width: the widest column narrows first, down to the
+// width of its heading, and a cell longer than its column is wrapped in
+// it, so no word is cut.
+func (p *Printer) Table(rows [][]Part) {
+	widths := columnWidths(rows, p.width)
 	for _, row := range rows {
 		last := len(row) - 1
-		for last > 0 && row[last].text == "" {
+		for last > 0 && row[last].Text == "" {
 			last--
 		}
 		cellLines := make([][]string, last+1)
 		height := 1
-		for i, p := range row[:last+1] {
+		for i, c := range row[:last+1] {
 			width := widths[i]
-			if c.out.width <= 0 {
+			if p.width <= 0 {
 				width = 0
 			}
-			cellLines[i] = wrap(p.text, width)
+			cellLines[i] = Wrap(c.Text, width)
 			height = max(height, len(cellLines[i]))
 		}
 		for k := range height {
-			var parts []part
+			var parts []Part
 			for i, lines := range cellLines {
 				text := ""
 				if k < len(lines) {
 					text = lines[k]
 				}
+				cell := row[i]
+				cell.Text = text
 				if i == len(cellLines)-1 {
-					parts = append(parts, colored(row[i].color, text))
+					parts = append(parts, cell)
 					break
 				}
-				parts = append(parts, colored(row[i].color, text), plain(strings.Repeat(" ", max(0, widths[i]-cells(text))+tableGap)))
+				parts = append(parts, cell, Plain(strings.Repeat(" ", max(0, widths[i]-Cells(text))+tableGap)))
 			}
 			// A wrapped row has empty cells at its end: no trailing spaces.
-			for len(parts) > 0 && strings.TrimSpace(parts[len(parts)-1].text) == "" {
+			for len(parts) > 0 && strings.TrimSpace(parts[len(parts)-1].Text) == "" {
 				parts = parts[:len(parts)-1]
 			}
-			c.out.line(parts...)
+			p.Line(parts...)
 		}
 	}
 }
@@ -57,16 +60,16 @@ const minCell = 16
 // widest cell, and in a terminal of width cells (more than 0) less, so
 // that the table fits. The first row is the heading: no column gets
 // narrower than its heading.
-func columnWidths(rows [][]part, width int) []int {
+func columnWidths(rows [][]Part, width int) []int {
 	var widths, floors []int
 	for r, row := range rows {
 		for i, p := range row {
 			if i >= len(widths) {
 				widths, floors = append(widths, 0), append(floors, 1)
 			}
-			widths[i] = max(widths[i], cells(p.text))
+			widths[i] = max(widths[i], Cells(p.Text))
 			if r == 0 {
-				floors[i] = max(1, cells(p.text))
+				floors[i] = max(1, Cells(p.Text))
 			}
 		}
 	}
