@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/como-technologies/riff/riffclient/door"
 )
 
 // hookSettings is the part of the settings of Claude Code that a block of
@@ -64,7 +66,7 @@ func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *te
 	var answered bool
 	for _, block := range jsonBlocks(t, page) {
 		var settings hookSettings
-		var answer stopAnswer
+		var answer door.StopAnswer
 		switch {
 		case strings.Contains(block, `"hooks"`):
 			if err := json.Unmarshal([]byte(block), &settings); err != nil {
@@ -92,8 +94,8 @@ func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *te
 			if err := json.Unmarshal([]byte(block), &answer); err != nil {
 				t.Fatal(err)
 			}
-			if answer != (stopAnswer{Decision: "block", Reason: clearReason}) {
-				t.Errorf("the page gives the Stop answer %+v; riff relay hook prints %q", answer, clearReason)
+			if answer != (door.StopAnswer{Decision: "block", Reason: door.ClearReason}) {
+				t.Errorf("the page gives the Stop answer %+v; riff relay hook prints %q", answer, door.ClearReason)
 			}
 			answered = true
 		}

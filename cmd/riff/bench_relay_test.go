@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -239,7 +240,9 @@ func BenchmarkRelayKeepAliveCPU(b *testing.B) {
 		for i := range relaySessions {
 			c := benchClient(b, server, &trips)
 			me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Session: benchSession(i)}
-			wg.Go(func() { keepAlive(ctx, c, me, home, 20*time.Millisecond, nil) })
+			wg.Go(func() {
+				door.KeepAlive{Client: c, Me: me, Files: door.Files{Dir: home}, Every: 20 * time.Millisecond}.Run(ctx)
+			})
 		}
 		for trips.Load() < int64(b.N) {
 			time.Sleep(5 * time.Millisecond)

@@ -139,7 +139,7 @@ func copyFile(from, to string) error {
 // testBuildReplace names each file of riff that the test build replaces
 // with its twin under testdata/testbuild: the twin reads the hooks of the
 // tests from the env; the file of the product reads none.
-var testBuildReplace = []string{"testhooks.go"}
+var testBuildReplace = []string{"testhooks.go", "streamtest.go"}
 
 // testOverlay writes the overlay of the test build of riff into dir
 // (go build -overlay) and gives its path.

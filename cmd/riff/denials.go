@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/denied"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -129,7 +130,7 @@ func (c *cli) readDenials(ctx context.Context, me name.SessionURI) ([]denial, bo
 				if first {
 					lost, first = m.Seq > 1, false
 				}
-				if tags, input, ok := parseDenied(m.Body); ok {
+				if tags, input, ok := denied.Parse(m.Body); ok {
 					out = append(out, denial{seq: m.Seq, atMs: m.AtMs, tags: tags, input: input, line: m.Body})
 				}
 				after = max(after, m.Seq)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/denied"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
@@ -88,10 +89,11 @@ func waitSends(t *testing.T, folder string, n int) []sendLine {
 	}
 }
 
-// keptFiles gives the kept records of the local folder.
-func keptFiles(t *testing.T, folder string) []string {
+// waitingFiles gives the records that wait in the outbox of the local
+// folder.
+func waitingFiles(t *testing.T, folder string) []string {
 	t.Helper()
-	names, err := keptDenied(folder)
+	names, err := (denied.Outbox{Dir: folder}).Waiting()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func checkNoSecretIn(t *testing.T, dir string) {
 // TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirstWhenTheServerAnswers:
 // riff relay denied ends with exit 0 at once with no server and with a
 // server that never answers; its record waits in the local folder; the
-// next refusal with a server posts the kept records first, as notes of
+// next refusal with a server posts the waiting records first, as notes of
 // the thread denials, and the session leaves the thread. No secret of
 // the session reaches the thread, the log lines of riff-server, its log
 // on disk or the local folder. Then riff denials counts them through a
@@ -177,20 +179,20 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	server := "http://" + addr
 	env := []string{"RIFF_HOME=" + home, "GH_TOKEN=" + testSessionToken}
 
-	// No server: exit 0, no output, the record kept.
+	// No server: exit 0, no output, the record waits in the outbox.
 	stdout, stderr, code := runDeniedHook(t, bin, repo, server, env, deniedHookInput(t, "bash-push.json", repo))
 	if code != exitOK || stdout != "" || stderr != "" {
 		t.Fatalf("riff relay denied with no server = exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 1 {
-		t.Fatalf("the local folder keeps %v; want one record", kept)
+	if waiting := waitingFiles(t, folder); len(waiting) != 1 {
+		t.Fatalf("the outbox holds %v; want one record", waiting)
 	}
 	lines := waitSends(t, folder, 1)
 	if l := lines[0]; l.Posted != 0 || l.Kept != 1 || l.Error != "cannot reach riff-server at "+server || l.Severity != "WARNING" {
 		t.Errorf("the sender with no server wrote %+v; want posted 0, kept 1 and the error", l)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 1 {
-		t.Fatalf("after the sender with no server the local folder keeps %v; want the record", kept)
+	if waiting := waitingFiles(t, folder); len(waiting) != 1 {
+		t.Fatalf("after the sender with no server the outbox holds %v; want the record", waiting)
 	}
 
 	// A server that takes the connection and never answers: the relay
@@ -202,16 +204,16 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	}
 	hole.close()
 	waitSends(t, folder, 2)
-	if kept := keptFiles(t, folder); len(kept) != 2 {
-		t.Fatalf("the local folder keeps %v; want two records", kept)
+	if waiting := waitingFiles(t, folder); len(waiting) != 2 {
+		t.Fatalf("the outbox holds %v; want two records", waiting)
 	}
-	for _, path := range []string{folder, filepath.Join(folder, keptDir)} {
+	for _, path := range []string{folder, filepath.Join(folder, "denied")} {
 		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o700 {
 			t.Errorf("%s: mode %v, %v; want 0700", path, info.Mode().Perm(), err)
 		}
 	}
-	for _, n := range keptFiles(t, folder) {
-		if info, err := os.Stat(filepath.Join(folder, keptDir, n)); err != nil || info.Mode().Perm() != 0o600 {
+	for _, n := range waitingFiles(t, folder) {
+		if info, err := os.Stat(filepath.Join(folder, "denied", n)); err != nil || info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, %v; want 0600", n, info.Mode().Perm(), err)
 		}
 	}
@@ -233,13 +235,13 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 		t.Fatalf("riff claim: %s", stderr)
 	}
 	mustSend(t, c, wire.Join{Me: me, Thread: string(name.Denials)})
-	// A record kept 10 minutes ago: the person of the session posts it,
+	// A record that waits since 10 minutes: the person of the session posts it,
 	// so that the session gets no sign of life from it.
-	var old deniedInput
+	var old denied.Input
 	if err := json.Unmarshal(deniedHookInput(t, "mcp-tool.json", repo), &old); err != nil {
 		t.Fatal(err)
 	}
-	if err := keepDenied(folder, makeDenied(old, me, time.Now().Add(-10*time.Minute), nil)); err != nil {
+	if err := (denied.Outbox{Dir: folder}).Put(denied.Make(old, me, time.Now().Add(-10*time.Minute), nil)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -251,8 +253,8 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	if l := lines[2]; l.Posted != 4 || l.Kept != 0 || l.Error != "" || l.Severity != "INFO" {
 		t.Errorf("the sender with a server wrote %+v; want posted 4, kept 0", l)
 	}
-	if kept := keptFiles(t, folder); len(kept) != 0 {
-		t.Errorf("after the post the local folder keeps %v; want none", kept)
+	if waiting := waitingFiles(t, folder); len(waiting) != 0 {
+		t.Errorf("after the post the outbox holds %v; want none", waiting)
 	}
 	read, err := riffclient.Send(ctx, c, wire.Read{Me: me, Thread: string(name.Denials), All: true})
 	if err != nil {
@@ -280,7 +282,7 @@ func TestGivenNoServerWhenAutoModeRefusesACallThenTheRelayKeepsItAndPostsItFirst
 	}
 	for i, w := range want {
 		if !strings.Contains(bodies[i], w) || !strings.Contains(bodies[i], " role=lead ") || !strings.Contains(bodies[i], " claim=issue-12:") {
-			t.Errorf("message %d = %q; want the kept records first, in their order (%q), with role=lead and claim=issue-12", i+1, bodies[i], w)
+			t.Errorf("message %d = %q; want the waiting records first, in their order (%q), with role=lead and claim=issue-12", i+1, bodies[i], w)
 		}
 	}
 	checkNoSecret(t, "the thread denials", strings.Join(bodies, "\n"))
@@ -352,8 +354,8 @@ func postDenials(t *testing.T, c *riffclient.Client) {
 		if k == 3 {
 			tool, input = "Edit", json.RawMessage(`{"file_path":"/etc/hosts"}`)
 		}
-		rec := makeDenied(deniedInput{ToolName: tool, ToolInput: input, Reason: reasons[k]}, u, time.Now(), nil)
-		mustSend(t, c, wire.Post{Me: u, Thread: string(name.Denials), Kind: record.MessageNote, Body: deniedLine(rec, "worker", "-")})
+		rec := denied.Make(denied.Input{ToolName: tool, ToolInput: input, Reason: reasons[k]}, u, time.Now(), nil)
+		mustSend(t, c, wire.Post{Me: u, Thread: string(name.Denials), Kind: record.MessageNote, Body: denied.Line(rec, "worker", "-")})
 	}
 }
 

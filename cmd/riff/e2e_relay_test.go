@@ -10,7 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/como-technologies/riff/riffclient/local"
+	"github.com/como-technologies/riff/riffclient/door"
+)
+
+// The env vars that the test build of riff reads (testOverlay): the
+// marks and the gates of its streams. The riff that a person runs reads
+// none of them.
+const (
+	envWatchMarks = "RIFF_TEST_WATCH_MARKS"
+	envWatchGate  = "RIFF_TEST_WATCH_GATE"
+	envTailGate   = "RIFF_TEST_TAIL_GATE"
 )
 
 // buildRelayBinaries builds riff and riff-server for the end-to-end tests
@@ -146,12 +155,12 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		{input: "08-pre-tool-use-edit.json", want: `^busy runs Edit for \d+s$`},
 		{input: "09-stop.json", want: `^idle turn ended \d+s ago$`},
 		{input: "09-stop.json", before: func() {
-			if err := local.SetClear(state, hookSession, true); err != nil {
+			if err := (door.Files{Dir: state}).SetClear(hookSession, true); err != nil {
 				t.Fatal(err)
 			}
 		}, want: `^idle turn ended \d+s ago$`, answer: true},
 		{input: "10-stop-hook-active.json", before: func() {
-			if err := local.SetClear(state, hookSession, true); err != nil {
+			if err := (door.Files{Dir: state}).SetClear(hookSession, true); err != nil {
 				t.Fatal(err)
 			}
 		}, want: `^idle turn ended \d+s ago$`},
@@ -168,7 +177,7 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		}
 		wantOut := ""
 		if step.answer {
-			wantOut = `{"decision":"block","reason":"` + clearReason + `"}` + "\n"
+			wantOut = `{"decision":"block","reason":"` + door.ClearReason + `"}` + "\n"
 		}
 		if stdout != wantOut {
 			t.Errorf("riff relay hook < %s printed %q; want %q", step.input, stdout, wantOut)
@@ -177,7 +186,7 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		if step.same && string(after) != string(before) {
 			t.Errorf("riff relay hook < %s changed the fact from %s to %s; want no change (no work)", step.input, before, after)
 		}
-		if ask, _ := local.Clear(state, hookSession); ask && step.input != "10-stop-hook-active.json" {
+		if ask, _ := (door.Files{Dir: state}).Clear(hookSession); ask && step.input != "10-stop-hook-active.json" {
 			t.Errorf("after %s the ask to clear is still kept", step.input)
 		}
 		re := regexp.MustCompile(step.want)
@@ -199,12 +208,12 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 	}
 	// The keep-alive carries the age of the fact: a Bash call that runs
 	// for 4 minutes shows so.
-	fact, err := local.ReadFact(state, hookSession)
+	fact, err := (door.Files{Dir: state}).ReadFact(hookSession)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fact.Activity, fact.ActivityAtMs = "runs Bash: Run the tests of the relay", time.Now().Add(-4*time.Minute-time.Second).UnixMilli()
-	if err := local.WriteFact(state, hookSession, fact); err != nil {
+	if err := (door.Files{Dir: state}).WriteFact(hookSession, fact); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -80,7 +81,7 @@ func TestGivenARelayWhenItsRiffIsOlderThanTheServerOrItsFileIsReplacedThenWhoMar
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := local.WriteFact(dir, current, local.Fact{Activity: "runs Bash: build the docs", ActivityAtMs: time.Now().UnixMilli()}); err != nil {
+	if err := (door.Files{Dir: dir}).WriteFact(current, door.Fact{Activity: "runs Bash: build the docs", ActivityAtMs: time.Now().UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	waitRow(current, "the fact of the local folder", func(r wire.WhoRow) bool { return strings.Contains(r.Detail, "build the docs") })

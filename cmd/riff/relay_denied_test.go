@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/como-technologies/riff/riffclient/denied"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/secret"
@@ -60,93 +61,21 @@ func TestGivenTheHookInputsOfClaudeCodeWhenTheRelayReadsThemThenEachGivesItsReco
 	for _, f := range files {
 		base := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(base, func(t *testing.T) {
-			var in deniedInput
+			var in denied.Input
 			if err := json.Unmarshal(deniedHookInput(t, filepath.Base(f), "/home/mike/riff"), &in); err != nil {
 				t.Fatal(err)
 			}
 			if in.HookEventName != "PermissionDenied" {
 				t.Fatalf("hook_event_name = %q", in.HookEventName)
 			}
-			rec := makeDenied(in, me, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), known)
-			line := deniedLine(rec, "lead", "issue-12")
+			rec := denied.Make(in, me, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), known)
+			line := denied.Line(rec, "lead", "issue-12")
 			checkNoSecret(t, "the record", line)
-			if n := utf8.RuneCountInString(rec.Input); n > deniedInputMax {
-				t.Errorf("the input has %d characters; the limit is %d", n, deniedInputMax)
+			if n := utf8.RuneCountInString(rec.Input); n > denied.InputMax {
+				t.Errorf("the input has %d characters; the limit is %d", n, denied.InputMax)
 			}
 			checkGolden(t, "denied", base, line+"\n")
 		})
-	}
-}
-
-// TestGivenAnInputLongerThan300CharactersWhenItIsKeptThenItIsCutAfterTheMarkOfItsTokens:
-// the mark comes before the cut, so a token at the cut leaves no part.
-func TestGivenAnInputLongerThan300CharactersWhenItIsKeptThenItIsCutAfterTheMarkOfItsTokens(t *testing.T) {
-	tok := testGitHubToken
-	command := strings.Repeat("a", 290) + " " + tok + " " + strings.Repeat("b", 50)
-	in := deniedInput{ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"` + command + `"}`), Reason: "r"}
-	rec := makeDenied(in, name.SessionURI{User: "mike", Host: "h", Session: "s1"}, time.Now(), nil)
-	want := strings.Repeat("a", 290) + " " + secret.Mark
-	if !strings.HasPrefix(rec.Input, want) || utf8.RuneCountInString(rec.Input) != deniedInputMax || !strings.HasSuffix(rec.Input, "…") {
-		t.Errorf("input = %q (%d characters); want %q…, cut to %d with …", rec.Input, utf8.RuneCountInString(rec.Input), want, deniedInputMax)
-	}
-	checkNoSecret(t, "the input", rec.Input)
-}
-
-// TestGivenARecordWhenItIsPostedThenItsLineReadsBackAsItsTags: the line
-// of a record gives back its tags and its input, with quotes, colons and
-// spaces in the values.
-func TestGivenARecordWhenItIsPostedThenItsLineReadsBackAsItsTags(t *testing.T) {
-	rec := keptRecord{
-		Me:     name.SessionURI{User: "mike", Host: "pangolin", Repo: "como-technologies/riff", Session: "25456ff6-aaaa"},
-		Reason: `says "no": twice`, Tool: "Bash", Head: "git push", Input: "git push origin v3.2.0: tag=x",
-	}
-	line := deniedLine(rec, "lead", "-")
-	want := `denied reason="says \"no\": twice" tool=Bash head="git push" role=lead user=mike host=pangolin repo=como-technologies/riff session=25456ff6 claim=-: git push origin v3.2.0: tag=x`
-	if line != want {
-		t.Fatalf("line:\n got %s\nwant %s", line, want)
-	}
-	tags, input, ok := parseDenied(line)
-	if !ok {
-		t.Fatalf("parseDenied(%q) is no record", line)
-	}
-	wantTags := map[string]string{"reason": `says "no": twice`, "tool": "Bash", "head": "git push", "role": "lead", "user": "mike",
-		"host": "pangolin", "repo": "como-technologies/riff", "session": "25456ff6", "claim": "-"}
-	for k, v := range wantTags {
-		if tags[k] != v {
-			t.Errorf("tag %s = %q; want %q", k, tags[k], v)
-		}
-	}
-	if input != rec.Input {
-		t.Errorf("input = %q; want %q", input, rec.Input)
-	}
-	for _, notRecord := range []string{"hello", "denied", "denied reason", `denied reason="open`, "denied a=b"} {
-		if _, _, ok := parseDenied(notRecord); ok {
-			t.Errorf("parseDenied(%q) is a record; want none", notRecord)
-		}
-	}
-}
-
-func TestGivenABashCommandWhenTheRelayNamesItsHeadThenItIsTheProgramAndItsSubcommand(t *testing.T) {
-	for command, want := range map[string]string{
-		"git push origin v3.2.0":        "git push",
-		"rm -rf /":                      "rm",
-		"GH_TOKEN=x gh release create":  "gh release",
-		"cat README.md":                 "cat",
-		"  npm   install left-pad":      "npm install",
-		"":                              "-",
-		"kubectl apply -f deploy.yaml ": "kubectl apply",
-		"cd /src/riff && git push -f":   "git push",
-		"cd /src/riff":                  "cd",
-		"for f in a b; do rm $f; done":  "for",
-		"ls | xargs rm":                 "ls",
-	} {
-		b, _ := json.Marshal(map[string]string{"command": command})
-		if got := headOf("Bash", b); got != want {
-			t.Errorf("headOf(%q) = %q; want %q", command, got, want)
-		}
-	}
-	if got := headOf("Edit", json.RawMessage(`{"file_path":"/a"}`)); got != "-" {
-		t.Errorf("headOf(Edit) = %q; want -", got)
 	}
 }
 
@@ -165,7 +94,7 @@ func TestGivenASinceWhenRiffDenialsReadsItThenItTakesANumberAndAUnit(t *testing.
 
 // TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing:
 // exit 1 is an error of a hook that does not block Claude Code; the text
-// names what was wrong, and the local folder keeps no record.
+// names what was wrong, and the outbox holds no record.
 func TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKeepsNothing(t *testing.T) {
 	home := t.TempDir()
 	run := inProcess(repoDir(t), "http://127.0.0.1:1")
@@ -179,8 +108,8 @@ func TestGivenAnInputThatIsNoHookWhenTheRelayReadsItThenItSaysWhatWasWrongAndKee
 			t.Errorf("riff relay denied < %q = %d, %q, %q; want exit 1 and %q", tc.stdin, code, stdout, stderr, tc.want)
 		}
 	}
-	if kept, err := keptDenied(filepath.Join(home, "state")); err != nil || len(kept) != 0 {
-		t.Errorf("the local folder keeps %v, %v; want nothing", kept, err)
+	if waiting, err := (denied.Outbox{Dir: filepath.Join(home, "state")}).Waiting(); err != nil || len(waiting) != 0 {
+		t.Errorf("the outbox holds %v, %v; want nothing", waiting, err)
 	}
 }
 
@@ -239,8 +168,8 @@ func TestGivenMoreRecordsThanOnePageWhenRiffDenialsCountsThenItReadsEachPageAndS
 			from, to = q.After+1, 300
 		}
 		for seq := from; seq <= to; seq++ {
-			rec := keptRecord{Me: name.SessionURI{User: "ann", Host: "kiwi", Repo: "acme/web", Session: "a0000001-0000"}, Reason: "production-deploy", Tool: "Bash", Head: "git push", Input: fmt.Sprintf("git push %d", seq)}
-			page.Messages = append(page.Messages, wire.Message{Thread: "denials", Seq: seq, AtMs: int64(seq) * 1000, Kind: record.MessageNote, Body: deniedLine(rec, "worker", "-")})
+			rec := denied.Record{Me: name.SessionURI{User: "ann", Host: "kiwi", Repo: "acme/web", Session: "a0000001-0000"}, Reason: "production-deploy", Tool: "Bash", Head: "git push", Input: fmt.Sprintf("git push %d", seq)}
+			page.Messages = append(page.Messages, wire.Message{Thread: "denials", Seq: seq, AtMs: int64(seq) * 1000, Kind: record.MessageNote, Body: denied.Line(rec, "worker", "-")})
 		}
 		page.Messages = append(page.Messages, wire.Message{Thread: "denials", Seq: to + 1, Kind: record.MessageNote, Body: "a note that is no record"})
 		page.More, page.Last = q.After == 0, to+1
@@ -267,22 +196,5 @@ func TestGivenMoreRecordsThanOnePageWhenRiffDenialsCountsThenItReadsEachPageAndS
 	}
 	if strings.Contains(stdout, ": git push 280\n") {
 		t.Errorf("riff denials shows more than the last 20:\n%s", stdout)
-	}
-}
-
-// TestGivenARecordKeptForMoreThanAMinuteWhenItIsPostedThenThePersonPostsItAndTheSessionGetsNoSignOfLife:
-// a post is a sign of life of its caller; a session that ended since its
-// refusal must not look live again.
-func TestGivenARecordKeptForMoreThanAMinuteWhenItIsPostedThenThePersonPostsItAndTheSessionGetsNoSignOfLife(t *testing.T) {
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	me := name.SessionURI{User: "mike", Host: "pangolin", Repo: "acme/app", Session: "25456ff6-aaaa"}
-	fresh := keptRecord{Me: me, AtMs: now.Add(-deniedStale).UnixMilli()}
-	if got := posterOf(fresh, now); got.String() != me.String() {
-		t.Errorf("posterOf(a record of a minute) = %s; want the session %s", got, me)
-	}
-	stale := keptRecord{Me: me, AtMs: now.Add(-deniedStale - time.Millisecond).UnixMilli()}
-	got := posterOf(stale, now)
-	if !got.IsPerson() || got.User != "mike" || got.Host != "pangolin" || got.Repo != "acme/app" {
-		t.Errorf("posterOf(an older record) = %s; want the person mike@pangolin at acme/app", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/mcptools"
 	"github.com/como-technologies/riff/riffclient/place"
@@ -36,7 +37,7 @@ const (
 )
 
 // workerKeepAliveEvery is the time between two keep-alives of a worker,
-// as the guide says ("The state of a session"); keepAliveEvery is the
+// as the guide says ("The state of a session"); door.Every is the
 // minute of every other session.
 const workerKeepAliveEvery = 10 * time.Second
 
@@ -84,7 +85,7 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log,
 		KeepAlive: func(ctx context.Context, me name.SessionURI) {
-			keepAlive(ctx, c.client, me, r.local, r.every, r.onAlive(me.Session))
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session)}.Run(ctx)
 		},
 	})
 }
@@ -93,7 +94,7 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 // keep-alives.
 func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	worker := isTrue(c.env(envWorker))
-	every := keepAliveEvery
+	every := door.Every
 	if worker {
 		every = workerKeepAliveEvery
 	}
@@ -136,11 +137,11 @@ func (c *cli) sessionAt(ctx context.Context, dir string) (name.SessionURI, error
 }
 
 // onAlive keeps the ask to clear of each reply of the keep-alive in the
-// local folder (local.SetClear), and removes it when the server no
+// local folder (door.Files.SetClear), and removes it when the server no
 // longer asks: the Stop hook (riff relay hook) gives it to the agent tool.
 func (r *relay) onAlive(session string) func(wire.AliveReply) {
 	return func(reply wire.AliveReply) {
-		if err := local.SetClear(r.local, session, reply.Clear); err != nil {
+		if err := (door.Files{Dir: r.local}).SetClear(session, reply.Clear); err != nil {
 			r.log.Warn("riff relay mcp cannot keep the ask to clear in the local folder", "error", err.Error())
 		}
 	}

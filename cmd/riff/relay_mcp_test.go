@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffengine"
@@ -337,7 +338,7 @@ func testRelayFact(t *testing.T, bin, server string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := local.WriteFact(dir, session, local.Fact{Activity: "runs Bash: run the tests of the store"}); err != nil {
+	if err := (door.Files{Dir: dir}).WriteFact(session, door.Fact{Activity: "runs Bash: run the tests of the store"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -514,7 +515,7 @@ func TestGivenARelayWithNoToolCallWhenFourMinutesPassThenItsKeepAliveKeepsTheSes
 
 // TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheLocalFolder:
 // the reply of a keep-alive that asks a worker in MustClear to clear is
-// kept in the local folder (local.Clear), for the Stop hook.
+// kept in the local folder (door.Files.Clear), for the Stop hook.
 func TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheLocalFolder(t *testing.T) {
 	bin := buildRiff(t, "riff")
 	cs := startClockServer(t)
@@ -524,7 +525,7 @@ func TestGivenAWorkerInMustClearWhenItsKeepAliveIsAskedToClearThenTheAskIsInTheL
 	home := t.TempDir()
 	r := startRelay(t, bin, repo, cs.url, session, keepAliveEnv+"=20ms", envWorker+"=1", "RIFF_HOME="+home)
 	state := filepath.Join(home, "state")
-	asked := func() bool { ask, _ := local.Clear(state, session); return ask }
+	asked := func() bool { ask, _ := (door.Files{Dir: state}).Clear(session); return ask }
 	r.ok("claim", map[string]any{"item": "issue-40"})
 	from := cs.alives.Load()
 	cs.waitAlives(t, from, 2)

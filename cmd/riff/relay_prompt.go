@@ -4,16 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"time"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/name"
 )
 
 // relayPrompt is riff relay prompt: the UserPromptSubmit hook of a lead
-// (the guide, "End the wait of the lead"). It tells the server that a
-// prompt came, prints nothing and never stops the prompt.
+// (docs/agents.md, "riff relay prompt"). It tells the server that
+// a prompt came, prints nothing and never stops the prompt.
 func relayPrompt() command {
 	return command{
 		name: "prompt", usage: "prompt",
@@ -29,16 +29,12 @@ any fault, it does nothing and exits 0.
 	}
 }
 
-// promptBudget is how long riff relay prompt waits for the server: the
-// person waits for the prompt meanwhile.
-const promptBudget = 2 * time.Second
-
-// relayPrompt keeps the prompt in the fact of the session and sends the
-// keep-alive. Each fault is dropped: the hook must not stop the prompt,
-// and its output would reach the context of the session.
+// relayPrompt names the session of the hook and runs door.Prompt. Each
+// fault is dropped: the hook must not stop the prompt, and its output
+// would reach the context of the session.
 func (c *cli) relayPrompt(ctx context.Context) {
-	var in hookInput
-	raw, _ := io.ReadAll(io.LimitReader(c.stdin, maxHookInput))
+	var in door.HookInput
+	raw, _ := io.ReadAll(io.LimitReader(c.stdin, door.MaxHookInput))
 	_ = json.Unmarshal(raw, &in)
 	if c.g.session == "" && name.CheckSessionID(in.SessionID) == nil {
 		c.g.session = in.SessionID
@@ -47,20 +43,12 @@ func (c *cli) relayPrompt(ctx context.Context) {
 	if err != nil || me.Session == "" {
 		return
 	}
-	nowMs := c.now().UnixMilli()
-	fact := local.Fact{}
-	dir, err := local.Dir(c.env)
-	if err == nil {
-		fact, _ = local.ReadFact(dir, me.Session)
-		in.HookEventName = "UserPromptSubmit"
-		fact, _, _ = hookFact(in, fact, nowMs, nil)
-		_ = local.WriteFact(dir, me.Session, fact)
+	var files door.Files
+	if dir, err := local.Dir(c.env); err == nil {
+		files.Dir = dir
 	}
 	// A client of its own: no wait line, a short budget, and a refused
 	// connect ends it at once (no server: nothing to do).
-	opts := riffclient.Options{Build: c.build, Budget: promptBudget, Auth: c.auth()}
-	client := riffclient.New(c.serverURL(), opts)
-	ctx, cancel := context.WithTimeout(ctx, promptBudget)
-	defer cancel()
-	_, _ = riffclient.Send(ctx, client, fact.Alive(me, nowMs))
+	opts := riffclient.Options{Build: c.build, Budget: door.PromptBudget, Auth: c.auth()}
+	door.Prompt(ctx, riffclient.New(c.serverURL(), opts), files, me, c.now().UnixMilli())
 }

@@ -2,21 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strings"
-	"sync"
 
-	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
-	"github.com/como-technologies/riff/riffcore/record"
-	"github.com/como-technologies/riff/riffcore/wire"
 )
 
 // relayWatch is riff relay watch: the watch that the Monitor of the lead
-// runs (the guide, "Wake the lead in a container with no restart").
+// runs (docs/agents.md, "riff relay watch").
+// The watch itself is door.Watch.
 func relayWatch() command {
 	return command{
 		name: "watch", usage: "watch [--follow]",
@@ -40,19 +36,9 @@ a restart of the server and a new watch.
 	}
 }
 
-// envWatchMarks names the test hook of riff relay watch: while it is
-// set, the watch writes (open), (reconnecting…) and (back) on stderr, so
-// that a test knows when its stream is open. A person never sets it.
-const envWatchMarks = "RIFF_TEST_WATCH_MARKS"
-
-// envWatchGate names the test hook of riff relay watch: a file. After a
-// break the watch connects again only once the file exists, so that a
-// test posts while the watch is away. A person never sets it.
-const envWatchGate = "RIFF_TEST_WATCH_GATE"
-
-// errFirstLine ends a watch with no --follow after its first line.
-var errFirstLine = errors.New("the first line is written")
-
+// relayWatch names the session of the watch and runs door.Watch with the
+// lines for a person on stderr: a fault in red, a lost woke mark in
+// yellow.
 func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 	if c.g.session == "" {
 		// A Monitor gets no hook input: the session is the one of the
@@ -72,100 +58,25 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 	if err != nil {
 		return knownf("%s", err)
 	}
-	woke, err := local.ReadWoke(dir, me.Session)
-	if err != nil {
-		// The record of the printed wakes is lost: a wake may come again,
-		// which is better than none.
-		fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: "+err.Error()))
-		woke = local.Woke{}
-	}
-	every, err := keepAliveInterval(c.env, keepAliveEvery)
+	every, err := keepAliveInterval(c.env, door.Every)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-	}()
-	wg.Go(func() {
-		keepAlive(ctx, c.client, me, dir, every, func(r wire.AliveReply) {
-			_ = local.SetClear(dir, me.Session, r.Clear)
-		})
-	})
-	marks := c.env(envWatchMarks) != ""
-	mark := func(text string) {
-		if marks {
-			fmt.Fprintln(c.stderr, text)
-		}
+	test := c.testWatch()
+	w := door.Watch{
+		Client:     c.client,
+		Me:         me,
+		Files:      door.Files{Dir: dir},
+		Follow:     follow,
+		Every:      every,
+		Out:        c.stdout,
+		Fault:      func(line string) { fmt.Fprintln(c.stderr, c.paintErr(red, line)) },
+		Warn:       func(line string) { fmt.Fprintln(c.stderr, c.paintErr(yellow, line)) },
+		LostSignIn: c.lostSignIn,
+		Gate:       test.gate,
 	}
-	err = c.client.Watch(ctx, wire.Watch{Me: me}, func(e riffclient.Event) error {
-		switch e.Type {
-		case riffclient.EventOpen:
-			mark("(open)")
-		case riffclient.EventBack:
-			mark("(back)")
-		case riffclient.EventDown:
-			var m *riffclient.MismatchError
-			if errors.As(e.Err, &m) {
-				// The client tells a mismatch once, then tries again each 5 s.
-				fmt.Fprintln(c.stderr, c.paintErr(red, clean(m.Text)))
-				return nil
-			}
-			if text, ok := c.lostSignIn(e.Err); ok {
-				// A lost sign-in too: once, then each 5 s, reading the
-				// sign-in of the machine again (a riff login lets it go on).
-				fmt.Fprintln(c.stderr, c.paintErr(red, "riff: "+text))
-				return nil
-			}
-			mark("(reconnecting…)")
-			if gate := c.env(envWatchGate); gate != "" {
-				return waitFile(ctx, gate)
-			}
-		case wire.EventWake:
-			if e.Wake == nil {
-				return nil
-			}
-			w := *e.Wake
-			if w.Seq > 0 {
-				if woke[w.Thread] >= w.Seq {
-					return nil
-				}
-				woke[w.Thread] = w.Seq
-				if err := local.WriteWoke(dir, me.Session, woke); err != nil {
-					fmt.Fprintln(c.stderr, c.paintErr(yellow, "riff: the watch cannot keep its wakes in the local folder: "+err.Error()))
-				}
-			}
-			fmt.Fprintln(c.stdout, wakeLine(w))
-			if !follow {
-				return errFirstLine
-			}
-		}
-		return nil
-	})
-	if errors.Is(err, errFirstLine) || ctx.Err() != nil {
-		return nil
+	if test.marks {
+		w.Marks = func(mark string) { fmt.Fprintln(c.stderr, mark) }
 	}
-	return err
-}
-
-// wakeLine is the line of a wake, in the form of the Monitor of the guide
-// ("wake: riff@server wrote to you in a direct message"), with the place
-// of the message, so that the session reads it.
-func wakeLine(w wire.Wake) string {
-	if w.Seq == 0 {
-		return "wake: a pause changed: run riff whoami"
-	}
-	direct := strings.HasPrefix(w.Thread, "dm:")
-	what := "wrote in " + clean(w.Thread)
-	switch {
-	case w.Kind == record.MessageStatus && direct:
-		what = "asks for your status in a direct message"
-	case w.Kind == record.MessageStatus:
-		what = "asks for your status in " + clean(w.Thread)
-	case direct:
-		what = "wrote to you in a direct message"
-	}
-	return fmt.Sprintf("wake: %s %s (message %d)", clean(w.From), what, w.Seq)
+	return w.Run(ctx)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -126,16 +127,40 @@ func TestGivenAStreamWithNoByteWhenTheStallLimitPassesThenTheWatchOpensItAgain(t
 	}
 }
 
+// TestGivenTheEnvVarsOfTheTestBuildWhenThePersonsRiffWatchesThenItPrintsNoMarkAndWaitsForNoGate:
+// the riff that a person runs (streamtest.go, not the test build of the
+// end-to-end tests) reads no env hook of its streams: no mark on stderr,
+// and after a break it connects again with no gate.
+func TestGivenTheEnvVarsOfTheTestBuildWhenThePersonsRiffWatchesThenItPrintsNoMarkAndWaitsForNoGate(t *testing.T) {
+	fake := &stallServer{}
+	never := filepath.Join(t.TempDir(), "never")
+	code, stdout, stderr := watchAgainst(t, fake, func(o *riffclient.Options) { o.Budget, o.Stall = 2*time.Second, 200*time.Millisecond },
+		envWatchMarks+"=1", envWatchGate+"="+never, envTailGate+"="+never)
+	if code != 0 {
+		t.Fatalf("riff relay watch = %d\n%s", code, stderr)
+	}
+	if got, want := stdout, "wake: ann@heron:app (1a2b) wrote to you in a direct message (message 2)\n"; got != want {
+		t.Errorf("stdout = %q; want %q: the watch came back with no gate", got, want)
+	}
+	if stderr != "" {
+		t.Errorf("stderr = %q; want no mark", stderr)
+	}
+}
+
 // watchAgainst runs riff relay watch in this process against fake, as
 // the session a6cf2205-aaaa of mike in a repository of acme/app, with
 // the client options of the test, for 20 s at the most.
-func watchAgainst(t *testing.T, fake http.Handler, client func(*riffclient.Options)) (code int, stdout, stderr string) {
+func watchAgainst(t *testing.T, fake http.Handler, client func(*riffclient.Options), moreEnv ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	dir := repoDir(t)
 	b, _ := build.ParseBuild(testBuild)
 	env := map[string]string{"USER": "mike", "RIFF_SERVER": srv.URL, "RIFF_SESSION": "a6cf2205-aaaa", "RIFF_HOME": t.TempDir()}
+	for _, kv := range moreEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
 	var out, errOut syncBuffer
 	s := &system{
 		env:      func(k string) string { return env[k] },

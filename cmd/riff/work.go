@@ -4,9 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/commands"
@@ -260,11 +258,11 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 		return usagef("riff tail needs a THREAD outside git, for example riff tail chat")
 	}
 	var day string
-	gate := c.env(envTailGate)
+	test := c.testTail()
 	err = c.client.Tail(ctx, wire.Tail{Me: me, Thread: thread}, func(e riffclient.Event) error {
 		switch e.Type {
 		case riffclient.EventOpen:
-			if gate != "" {
+			if test.marks {
 				fmt.Fprintln(c.stderr, c.paintErr(dim, "(open)"))
 			}
 		case wire.EventMessage:
@@ -283,8 +281,8 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 				}
 			}
 			fmt.Fprintln(c.stderr, c.paintErr(dim, "(reconnecting…)"))
-			if gate != "" {
-				return waitFile(ctx, gate)
+			if test.gate != nil {
+				return test.gate(ctx)
 			}
 		case riffclient.EventBack:
 			fmt.Fprintln(c.stderr, c.paintErr(dim, "(back)"))
@@ -295,30 +293,6 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 		return nil
 	}
 	return err
-}
-
-// envTailGate names the test hook of riff tail: a file. While it is set,
-// riff tail prints (open) on stderr when its stream is first open (from
-// then on each new message shows), and after a break it connects again
-// only once the file exists. The end-to-end tests use it to post while
-// tail is away; a person never sets it.
-const envTailGate = "RIFF_TEST_TAIL_GATE"
-
-// waitFile waits until the file at path exists, or ctx ends: then it
-// gives nil, so that tail ends as at Ctrl-C.
-func waitFile(ctx context.Context, path string) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
 }
 
 func (c *cli) claim(ctx context.Context, args []string, thread string) error {
