@@ -94,7 +94,7 @@ func (s *system) run(ctx context.Context, args []string) int {
 	return c.finish(err)
 }
 
-// finish prints an error in the words of the guide, in red when stderr
+// finish prints an error in the words of docs/cli.md, in red when stderr
 // takes color, and gives the exit code. No Go error text reaches the
 // person.
 func (c *cli) finish(err error) int {

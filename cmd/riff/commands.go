@@ -29,8 +29,8 @@ type heading struct {
 }
 
 // riffCommands is the list of the commands of riff, in the order of riff
-// --help, under the headings of the guide ("Find a command"). A heading
-// of the guide with no command yet (Pull requests) is not in it.
+// --help, under the headings that docs/cli.md lists. A heading with no
+// command yet (Pull requests) is not in it.
 func riffCommands() []heading {
 	return []heading{
 		{title: "Get started", commands: startCommands()},

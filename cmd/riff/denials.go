@@ -23,7 +23,7 @@ import (
 const deniedLast = 20
 
 // denialsCommand is riff denials, under Get started with riff who: both
-// show what the sessions do (the guide, "See the refusals of auto mode").
+// show what the sessions do (docs/agents.md, the refusals of auto mode).
 func denialsCommand() command {
 	return command{
 		name: "denials", usage: "denials [--since N(s|m|h|d|w)] [--format text|json]", short: "count the refusals of auto mode",

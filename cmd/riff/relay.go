@@ -1,9 +1,8 @@
 package main
 
 // relayCommand is riff relay: the door of an agent session, for its agent
-// tool, not for a person. So riff --help does not list it (the guide,
-// "Find a command": it lists the commands that people use); riff help
-// relay shows it. Each subcommand is one function of its own file.
+// tool, not for a person. So riff --help, which lists the commands that
+// people use (docs/cli.md), does not list it; riff help relay shows it. Each subcommand is one function of its own file.
 func relayCommand() command {
 	return command{
 		name: "relay", usage: "relay SUBCOMMAND", short: "the door of an agent session (for its agent tool)",

@@ -36,9 +36,9 @@ const (
 	envClaudeSession = "CLAUDE_SESSION_ID"
 )
 
-// workerKeepAliveEvery is the time between two keep-alives of a worker,
-// as the guide says ("The state of a session"); door.Every is the
-// minute of every other session.
+// workerKeepAliveEvery is the time between two keep-alives of a worker
+// ("a keep-alive each minute (each 10 s in a worker)", docs/agents.md);
+// door.Every is the minute of every other session.
 const workerKeepAliveEvery = 10 * time.Second
 
 func relayMCP() command {
