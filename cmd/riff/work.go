@@ -182,27 +182,14 @@ func (c *cli) caller() commands.Caller {
 // callAs sends the call that newCall makes for the caller: the session
 // of --session or RIFF_SESSION, else the person.
 func callAs[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
-	me, err := c.me(ctx)
-	if err != nil {
-		var none R
-		return none, err
-	}
-	return riffclient.Send(ctx, c.client, newCall(me))
+	return commands.Send(ctx, c.caller(), newCall)
 }
 
 // sendText sends the call that newCall makes for the caller, and prints
 // the text of its reply.
 func sendText[R any](ctx context.Context, c *cli, newCall func(me name.SessionURI) wire.Call[R], text func(R) string) error {
-	r, err := callAs(ctx, c, newCall)
-	if err != nil {
-		return err
-	}
-	c.out.Reply(text(r))
-	return nil
+	return commands.Reply(ctx, c.caller(), newCall, text)
 }
-
-// textOf is the text of a reply that is only a text.
-func textOf(r wire.TextReply) string { return r.Text }
 
 // textCommand is a command that sends one TEXT, the words after it,
 // whatever they start with (riff status).
@@ -212,7 +199,7 @@ func textCommand(cmd string, newCall func(me name.SessionURI, text string) wire.
 		if text == "" {
 			return usagef("riff %s needs a TEXT", cmd)
 		}
-		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return newCall(me, text) }, textOf)
+		return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return newCall(me, text) }, commands.TextOf)
 	})
 }
 
@@ -315,5 +302,5 @@ func (c *cli) stepDone(ctx context.Context, args []string) error {
 	if err := noArgs(args, "step done"); err != nil {
 		return err
 	}
-	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Step{Me: me, Done: true} }, textOf)
+	return sendText(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Step{Me: me, Done: true} }, commands.TextOf)
 }

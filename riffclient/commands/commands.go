@@ -42,8 +42,8 @@ type Caller struct {
 	Out *render.Printer
 }
 
-// send sends the call that newCall makes for the caller.
-func send[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
+// Send sends the call that newCall makes for the caller.
+func Send[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI) wire.Call[R]) (R, error) {
 	me, err := c.Me(ctx)
 	if err != nil {
 		var none R
@@ -52,10 +52,10 @@ func send[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI)
 	return riffclient.Send(ctx, c.Client, newCall(me))
 }
 
-// reply sends the call that newCall makes, and prints the text of its
+// Reply sends the call that newCall makes, and prints the text of its
 // reply.
-func reply[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI) wire.Call[R], text func(R) string) error {
-	r, err := send(ctx, c, newCall)
+func Reply[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI) wire.Call[R], text func(R) string) error {
+	r, err := Send(ctx, c, newCall)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,8 @@ func reply[R any](ctx context.Context, c Caller, newCall func(me name.SessionURI
 	return nil
 }
 
-func textOf(r wire.TextReply) string { return r.Text }
+// TextOf is the text of a reply that is only a text.
+func TextOf(r wire.TextReply) string { return r.Text }
 
 // item reads the item of the command cmd.
 func item(s, cmd string) (name.Item, error) {
@@ -91,7 +92,7 @@ func (c Caller) Whoami(ctx context.Context) error {
 // Who lists the sessions of the riff; all also the gone ones, long with
 // the full URI of each.
 func (c Caller) Who(ctx context.Context, long, all bool) error {
-	r, err := send(ctx, c, func(me name.SessionURI) wire.Call[wire.WhoReply] { return wire.Who{Me: me, All: all} })
+	r, err := Send(ctx, c, func(me name.SessionURI) wire.Call[wire.WhoReply] { return wire.Who{Me: me, All: all} })
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (c Caller) Who(ctx context.Context, long, all bool) error {
 
 // Threads lists the threads of the caller.
 func (c Caller) Threads(ctx context.Context) error {
-	r, err := send(ctx, c, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
+	r, err := Send(ctx, c, func(me name.SessionURI) wire.Call[wire.ThreadsReply] { return wire.Threads{Me: me} })
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (c Caller) Status(ctx context.Context, text string) error {
 	if text == "" {
 		return Inputf("riff status needs a TEXT")
 	}
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Status{Me: me, Text: text} }, textOf)
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] { return wire.Status{Me: me, Text: text} }, TextOf)
 }
 
 // Blocked says that the caller cannot go on with no decision of a
@@ -209,7 +210,7 @@ func (c Caller) Claim(ctx context.Context, thread, workItem string) error {
 	if err != nil {
 		return err
 	}
-	r, err := send(ctx, c, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
+	r, err := Send(ctx, c, func(me name.SessionURI) wire.Call[wire.ClaimReply] {
 		return wire.Claim{Me: me, Thread: thread, Item: it}
 	})
 	if err != nil {
@@ -227,11 +228,11 @@ func (c Caller) Release(ctx context.Context, thread, workItem, session string) e
 		return err
 	}
 	if session != "" {
-		return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseForReply] {
+		return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseForReply] {
 			return wire.ReleaseFor{Me: me, Thread: thread, Item: it, Session: session}
 		}, func(r wire.ReleaseForReply) string { return r.Text })
 	}
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.ReleaseReply] {
 		return wire.Release{Me: me, Thread: thread, Item: it}
 	}, func(r wire.ReleaseReply) string { return r.Text })
 }
@@ -242,9 +243,9 @@ func (c Caller) Hold(ctx context.Context, thread, workItem, reason string) error
 	if err != nil {
 		return err
 	}
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
 		return wire.Hold{Me: me, Thread: thread, Item: it, Reason: reason}
-	}, textOf)
+	}, TextOf)
 }
 
 // Free ends the hold of a work item (a lead).
@@ -253,9 +254,9 @@ func (c Caller) Free(ctx context.Context, thread, workItem string) error {
 	if err != nil {
 		return err
 	}
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
 		return wire.Free{Me: me, Thread: thread, Item: it}
-	}, textOf)
+	}, TextOf)
 }
 
 // Pause pauses (with pause, else resumes) the repository of the caller,
@@ -275,7 +276,7 @@ func (c Caller) Pause(ctx context.Context, pause, riff bool, repo string) error 
 			return Inputf("riff %s: --repo is OWNER/REPO, not %q", cmd, repo)
 		}
 	}
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.PauseReply] {
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.PauseReply] {
 		if pause {
 			return wire.Pause{Me: me, Riff: riff, Repository: r}
 		}
@@ -286,7 +287,7 @@ func (c Caller) Pause(ctx context.Context, pause, riff bool, repo string) error 
 // Notes shows the notes of the lead in thread (none: the repository of
 // the caller), of user for the owner; with history each old text too.
 func (c Caller) Notes(ctx context.Context, thread, user string, history bool) error {
-	r, err := send(ctx, c, func(me name.SessionURI) wire.Call[wire.NotesReply] {
+	r, err := Send(ctx, c, func(me name.SessionURI) wire.Call[wire.NotesReply] {
 		return wire.Notes{Me: me, Thread: thread, User: user, History: history}
 	})
 	if err != nil {
@@ -298,7 +299,7 @@ func (c Caller) Notes(ctx context.Context, thread, user string, history bool) er
 
 // SetNotes writes text as the notes of the lead in thread.
 func (c Caller) SetNotes(ctx context.Context, thread, text string) error {
-	return reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
+	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.TextReply] {
 		return wire.SetNotes{Me: me, Thread: thread, Text: text}
-	}, textOf)
+	}, TextOf)
 }

@@ -512,17 +512,24 @@ func (s *Store) Live() int {
 // that a refresh token of no held chain, or a proof of another key,
 // fills no replay cache. It changes nothing.
 func (s *Store) ChainKey(refresh string) (string, bool) {
-	chain, _, _, err := ParseRefresh(refresh)
-	if err != nil {
-		return "", false
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	si, ok := s.signIns[chain]
+	si, _, ok := s.chainOfLocked(refresh)
 	if !ok {
 		return "", false
 	}
 	return si.key, true
+}
+
+// chainOfLocked gives the sign-in whose chain the refresh token names,
+// and the generation that the token names; s.mu is held.
+func (s *Store) chainOfLocked(refresh string) (*signIn, uint64, bool) {
+	chain, gen, _, err := ParseRefresh(refresh)
+	if err != nil {
+		return nil, 0, false
+	}
+	si, ok := s.signIns[chain]
+	return si, gen, ok
 }
 
 // KeyOfRefresh gives the thumbprint of the device key of the sign-in of
@@ -530,13 +537,9 @@ func (s *Store) ChainKey(refresh string) (string, bool) {
 // one before it), for the line of a refused refresh: the line names the
 // key of the token, not the key of a proof that somebody else made.
 func (s *Store) KeyOfRefresh(refresh string) (string, bool) {
-	chain, gen, _, err := ParseRefresh(refresh)
-	if err != nil {
-		return "", false
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	si, ok := s.signIns[chain]
+	si, gen, ok := s.chainOfLocked(refresh)
 	if !ok {
 		return "", false
 	}
