@@ -454,7 +454,13 @@ func (r *riff) open(path string, body any) *stream {
 		cancel()
 		r.t.Fatalf("open %s = %d %s; want 200", path, resp.StatusCode, b)
 	}
-	s := &stream{t: r.t, events: make(chan wire.Event, 1<<16), cancel: cancel, ended: make(chan struct{})}
+	return readStream(r.t, resp, cancel)
+}
+
+// readStream reads the events of an open stream until it ends; the end
+// of the test cancels it and waits for the reader.
+func readStream(t testing.TB, resp *http.Response, cancel context.CancelFunc) *stream {
+	s := &stream{t: t, events: make(chan wire.Event, 1<<16), cancel: cancel, ended: make(chan struct{})}
 	go func() {
 		defer close(s.ended)
 		defer resp.Body.Close()
@@ -468,7 +474,7 @@ func (r *riff) open(path string, body any) *stream {
 			s.events <- ev
 		}
 	}()
-	r.t.Cleanup(func() { cancel(); <-s.ended })
+	t.Cleanup(func() { cancel(); <-s.ended })
 	return s
 }
 

@@ -215,22 +215,7 @@ func (r *streamRiff) tryOpen(m *member, token, path string, body any) (*stream, 
 		cancel()
 		return nil, reply{status: resp.StatusCode, header: resp.Header, body: b}
 	}
-	s := &stream{t: r.t, events: make(chan wire.Event, 1<<16), cancel: cancel, ended: make(chan struct{})}
-	go func() {
-		defer close(s.ended)
-		defer resp.Body.Close()
-		dec := json.NewDecoder(resp.Body)
-		for {
-			var ev wire.Event
-			if err := dec.Decode(&ev); err != nil {
-				close(s.events)
-				return
-			}
-			s.events <- ev
-		}
-	}()
-	r.t.Cleanup(func() { cancel(); <-s.ended })
-	return s, reply{status: resp.StatusCode, header: resp.Header}
+	return readStream(r.t, resp, cancel), reply{status: resp.StatusCode, header: resp.Header}
 }
 
 // hello reads the first line of a stream.
