@@ -201,3 +201,14 @@ func (e *Engine) SetBeforeRefreshWait(fn func()) {
 
 // SeenLen gives the number of proofs in the replay cache of the layer.
 func (l *SignedIn) SeenLen() int { return l.seen.Len() }
+
+// SetGatherAfter sets the timer of the wait before a chunk (gather):
+// a test gives a channel that it fires itself.
+func (e *Engine) SetGatherAfter(after func(time.Duration) <-chan time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.gatherAfter = after
+}
+
+// GatherLimit is gatherLimit.
+var GatherLimit = gatherLimit
