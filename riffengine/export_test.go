@@ -212,3 +212,10 @@ func (e *Engine) SetGatherAfter(after func(time.Duration) <-chan time.Time) {
 
 // GatherLimit is gatherLimit.
 var GatherLimit = gatherLimit
+
+// CheckpointDue is checkpointDue of since records (of every), now, the
+// last checkpoint at last (interval), and the end and time of the last
+// checkpoint of this instance.
+func CheckpointDue(since, every int, now, last time.Time, interval time.Duration, ended time.Time, took time.Duration) bool {
+	return checkpointDue(checkpointClock{since: since, every: every, now: now, last: last, interval: interval, ended: ended, took: took})
+}

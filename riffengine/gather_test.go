@@ -129,3 +129,30 @@ func TestGivenTheLastChunkWhenTheWaitIsAskedThenItIsAQuarterOfItsWriteAtMost100m
 		}
 	}
 }
+
+// Given a last checkpoint that took a time, when 1,000 records came,
+// then the next is due only once 3 times that time passed after its end;
+// the interval makes one due as before; and a checkpoint of no time
+// waits for nothing (the rule of 1,000 records as before).
+func TestGivenASlowCheckpointWhenTheRecordsComeThenTheNextRestsThreeTimesItsTime(t *testing.T) {
+	t0 := time.UnixMilli(1790000000000)
+	hour := time.Hour
+	for _, tc := range []struct {
+		name  string
+		since int
+		now   time.Time
+		took  time.Duration
+		due   bool
+	}{
+		{"999 records", 999, t0.Add(time.Minute), 0, false},
+		{"1,000 records, a checkpoint of no time", 1000, t0, 0, true},
+		{"1,000 records, 1 s after one of 500 ms", 1000, t0.Add(time.Second), 500 * time.Millisecond, false},
+		{"1,000 records, 1.5 s after one of 500 ms", 1000, t0.Add(1500 * time.Millisecond), 500 * time.Millisecond, true},
+		{"5,000 records, 1 s after one of 500 ms", 5000, t0.Add(time.Second), 500 * time.Millisecond, false},
+		{"1 record after the interval", 1, t0.Add(hour), 500 * time.Millisecond, true},
+	} {
+		if got := riffengine.CheckpointDue(tc.since, 1000, tc.now, t0, hour, t0, tc.took); got != tc.due {
+			t.Errorf("%s: due = %v; want %v", tc.name, got, tc.due)
+		}
+	}
+}
