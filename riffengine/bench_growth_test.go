@@ -2,15 +2,19 @@ package riffengine_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
+	"github.com/como-technologies/riff/rifflog/mem"
 )
 
 // The loads of issue 23 that grow the riff, through the handler of
@@ -27,14 +31,32 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
+// storeBytes gives the bytes of the objects of the memory store.
+func storeBytes(b *testing.B, st *mem.Store) int64 {
+	names, err := st.List(context.Background(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for _, name := range names {
+		data, err := st.Get(context.Background(), name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += int64(len(data))
+	}
+	return n
+}
+
 // BenchmarkHandlerFreshSessions: each op is a claim by a session of its
 // own (a new session, registered by its first call), from 64 goroutines,
 // so the riff grows by b.N sessions. heap-B/session is the live heap
 // that the b.N sessions added, after a collection.
 func BenchmarkHandlerFreshSessions(b *testing.B) {
-	send, setup := benchHandler(b)
+	st := mem.New()
+	send, setup := benchHandlerOn(b, st)
 	setup("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
-	heap0 := heapInUse()
+	heap0, store0 := heapInUse(), storeBytes(b, st)
 	var next atomic.Int64
 	b.SetParallelism(32)
 	b.ReportAllocs()
@@ -54,7 +76,23 @@ func BenchmarkHandlerFreshSessions(b *testing.B) {
 	cpu := processCPU(b) - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
-	b.ReportMetric(float64(int64(heapInUse())-int64(heap0))/float64(b.N), "heap-B/session")
+	heap := int64(heapInUse()) - int64(heap0)
+	b.ReportMetric(float64(heap)/float64(b.N), "heap-B/session")
+	// The memory store holds the log and the checkpoints in the heap,
+	// which the directory store of riff-server keeps on its disk.
+	b.ReportMetric(float64(heap-(storeBytes(b, st)-store0))/float64(b.N), "heap-but-store-B/session")
+	// With RIFF_HEAP_PROFILE, the heap of the grown riff (the engine
+	// lives until the cleanup) goes to that file, for go tool pprof.
+	if path := os.Getenv("RIFF_HEAP_PROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkHandlerPileUp: 64 sessions, each claims a new item at each
