@@ -210,7 +210,10 @@ const growthWindow = 2 * time.Second
 // each with its figures by windows of 2 s, and the resident memory of
 // the server after each. It writes the windows of the fresh-session load
 // of the last round as JSON to the file of RIFF_GROWTH_OUT when set (the
-// plot of docs/performance.md).
+// plot of docs/performance.md; X.json is written as X-0.json, X-1.json
+// for each build). With RIFF_SERVER_BASE, the path of another
+// riff-server (the build before), each round runs it first, side by
+// side.
 func BenchmarkGrowth(b *testing.B) {
 	if testing.Short() {
 		b.Skip("drives the real binary; skipped in -short mode")
@@ -224,60 +227,70 @@ func BenchmarkGrowth(b *testing.B) {
 	fresh := filepath.Join(root, "fresh.json")
 	writeTemplate(b, fresh, "/v1/claim", `{"me":"riff://f{c}@h/o/repo?session=f{c}x{i}","item":"f{c}x{i}"}`)
 	win := []string{"-window", growthWindow.String()}
-	var steadyRate, pileRatio, freshRatio, freshWorstP99, kbSession []float64
+	bins := []struct{ label, path string }{{"this build", binary}}
+	if base := os.Getenv("RIFF_SERVER_BASE"); base != "" {
+		// The build before, side by side in each round, first.
+		bins = append([]struct{ label, path string }{{"base build", base}}, bins...)
+	}
+	type figures struct{ steadyRate, pileRatio, freshRatio, freshWorstP99, kbSession []float64 }
+	all := make([]figures, len(bins))
 	b.ResetTimer()
 	for round := range b.N {
-		store := filepath.Join(root, fmt.Sprintf("store-%d", round))
-		if err := os.Mkdir(store, 0o755); err != nil {
-			b.Fatal(err)
-		}
-		srv, url := startRiffServer(b, root, store)
-		setupRiff(b, url, mes)
-		rss0 := rssKB(b, srv)
-		var rs, rp, rf loadtool.Result
-		runJSON(b, &rs, load, loadArgs(url, steady, "-duration", "10s")...)
-		runJSON(b, &rp, load, loadArgs(url, pileup, append(win, "-count", "64000", "-warmup", "0s")...)...)
-		rssPile := rssKB(b, srv)
-		runJSON(b, &rf, load, loadArgs(url, fresh, append(win, "-count", "80000", "-warmup", "0s")...)...)
-		rssFresh := rssKB(b, srv)
-		facts, _ := serverFacts(url)
-		srv.stop(b)
-
-		pw, fw := whole(rp.Windows), whole(rf.Windows)
-		if len(pw) < 2 || len(fw) < 2 {
-			b.Fatalf("too few whole windows: pile-up %d, fresh %d", len(pw), len(fw))
-		}
-		worst := 0.0
-		for _, w := range fw {
-			worst = max(worst, w.P99Ms)
-		}
-		steadyRate = append(steadyRate, rs.CallsPerS)
-		pileRatio = append(pileRatio, pw[len(pw)-1].CallsPerS/rs.CallsPerS)
-		freshRatio = append(freshRatio, fw[len(fw)-1].CallsPerS/fw[0].CallsPerS)
-		freshWorstP99 = append(freshWorstP99, worst)
-		kbSession = append(kbSession, float64(rssFresh-rssPile)/80000)
-		b.Logf("round %d: steady %.0f calls/s (p99 %.2f ms); pile-up %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms) = %.2f of steady; "+
-			"fresh %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms, p999 %.2f ms) = %.2f of the first, worst p99 %.2f ms; "+
-			"resident %d KB at the start, %d after the pile-up, %d after the fresh sessions (%.2f KB a session); %d records, %d chunks",
-			round+1, rs.CallsPerS, rs.P99Ms, rp.CallsPerS, pw[0].CallsPerS, pw[0].P99Ms, pw[len(pw)-1].CallsPerS, pw[len(pw)-1].P99Ms, pileRatio[round],
-			rf.CallsPerS, fw[0].CallsPerS, fw[0].P99Ms, fw[len(fw)-1].CallsPerS, fw[len(fw)-1].P99Ms, fw[len(fw)-1].P999Ms, freshRatio[round], worst,
-			rss0, rssPile, rssFresh, kbSession[round], facts.Position, facts.Chunks)
-		for _, w := range rf.Windows {
-			b.Logf("  fresh window to %4.0f s: %6d sessions before, %6.0f calls/s, p50 %6.2f ms, p99 %6.2f ms, p999 %6.2f ms", w.EndS, w.CallsBefore, w.CallsPerS, w.P50Ms, w.P99Ms, w.P999Ms)
-		}
-		if out := os.Getenv("RIFF_GROWTH_OUT"); out != "" && round == b.N-1 {
-			data, _ := json.Marshal(map[string]any{"fresh": rf, "pileup": rp, "steady": rs})
-			if err := os.WriteFile(out, data, 0o644); err != nil {
+		for k, bin := range bins {
+			f := &all[k]
+			store := filepath.Join(root, fmt.Sprintf("store-%d-%d", round, k))
+			if err := os.Mkdir(store, 0o755); err != nil {
 				b.Fatal(err)
+			}
+			srv, url := startRiffServerBin(b, root, bin.path, []string{"--dir", store}, nil)
+			setupRiff(b, url, mes)
+			rss0 := rssKB(b, srv)
+			var rs, rp, rf loadtool.Result
+			runJSON(b, &rs, load, loadArgs(url, steady, "-duration", "10s")...)
+			runJSON(b, &rp, load, loadArgs(url, pileup, append(win, "-count", "64000", "-warmup", "0s")...)...)
+			rssPile := rssKB(b, srv)
+			runJSON(b, &rf, load, loadArgs(url, fresh, append(win, "-count", "80000", "-warmup", "0s")...)...)
+			rssFresh := rssKB(b, srv)
+			facts, _ := serverFacts(url)
+			srv.stop(b)
+
+			pw, fw := whole(rp.Windows), whole(rf.Windows)
+			if len(pw) < 2 || len(fw) < 2 {
+				b.Fatalf("too few whole windows: pile-up %d, fresh %d", len(pw), len(fw))
+			}
+			worst := 0.0
+			for _, w := range fw {
+				worst = max(worst, w.P99Ms)
+			}
+			f.steadyRate = append(f.steadyRate, rs.CallsPerS)
+			f.pileRatio = append(f.pileRatio, pw[len(pw)-1].CallsPerS/rs.CallsPerS)
+			f.freshRatio = append(f.freshRatio, fw[len(fw)-1].CallsPerS/fw[0].CallsPerS)
+			f.freshWorstP99 = append(f.freshWorstP99, worst)
+			f.kbSession = append(f.kbSession, float64(rssFresh-rssPile)/80000)
+			b.Logf("round %d, %s: steady %.0f calls/s (p99 %.2f ms); pile-up %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms) = %.2f of steady; "+
+				"fresh %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms, p999 %.2f ms) = %.2f of the first, worst p99 %.2f ms; "+
+				"resident %d KB at the start, %d after the pile-up, %d after the fresh sessions (%.2f KB a session); %d records, %d chunks",
+				round+1, bin.label, rs.CallsPerS, rs.P99Ms, rp.CallsPerS, pw[0].CallsPerS, pw[0].P99Ms, pw[len(pw)-1].CallsPerS, pw[len(pw)-1].P99Ms, f.pileRatio[round],
+				rf.CallsPerS, fw[0].CallsPerS, fw[0].P99Ms, fw[len(fw)-1].CallsPerS, fw[len(fw)-1].P99Ms, fw[len(fw)-1].P999Ms, f.freshRatio[round], worst,
+				rss0, rssPile, rssFresh, f.kbSession[round], facts.Position, facts.Chunks)
+			for _, w := range rf.Windows {
+				b.Logf("  %s, fresh window to %4.0f s: %6d sessions before, %6.0f calls/s, p50 %6.2f ms, p99 %6.2f ms, p999 %6.2f ms", bin.label, w.EndS, w.CallsBefore, w.CallsPerS, w.P50Ms, w.P99Ms, w.P999Ms)
+			}
+			if out := os.Getenv("RIFF_GROWTH_OUT"); out != "" && round == b.N-1 {
+				data, _ := json.Marshal(map[string]any{"fresh": rf, "pileup": rp, "steady": rs})
+				if err := os.WriteFile(strings.TrimSuffix(out, ".json")+fmt.Sprintf("-%d.json", k), data, 0o644); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(median(steadyRate), "steady-calls/s")
-	b.ReportMetric(median(pileRatio), "pileup-last/steady")
-	b.ReportMetric(median(freshRatio), "fresh-last/first")
-	b.ReportMetric(median(freshWorstP99), "fresh-worst-p99-ms")
-	b.ReportMetric(median(kbSession), "rss-KB/session")
+	f := all[len(all)-1]
+	b.ReportMetric(median(f.steadyRate), "steady-calls/s")
+	b.ReportMetric(median(f.pileRatio), "pileup-last/steady")
+	b.ReportMetric(median(f.freshRatio), "fresh-last/first")
+	b.ReportMetric(median(f.freshWorstP99), "fresh-worst-p99-ms")
+	b.ReportMetric(median(f.kbSession), "rss-KB/session")
 }
 
 // whole gives the windows of a load but the last, which the end of the
@@ -337,7 +350,8 @@ func (d *delayed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // BenchmarkBucket runs riff-server on a bucket of the fake GCS server in
 // this process, each write of which takes 200 ms, under the steady pair
 // of 64 clients for 20 s after 2 s of warm-up (b.N rounds, each on a new
-// bucket). The goal of issue 23: at least 0.9 × clients ÷ write latency
+// bucket; with RIFF_SERVER_BASE, that riff-server first in each round,
+// side by side). The goal of issue 23: at least 0.9 × clients ÷ write latency
 // commands/s (288), with a p99 under 2.5 × the write latency (500 ms).
 func BenchmarkBucket(b *testing.B) {
 	if testing.Short() {
@@ -348,8 +362,13 @@ func BenchmarkBucket(b *testing.B) {
 	script := filepath.Join(root, "steady.json")
 	mes := steadyScript(b, script)
 	var rates, p99s []float64
+	bins := []struct{ label, path string }{{"this build", binary}}
+	if base := os.Getenv("RIFF_SERVER_BASE"); base != "" {
+		bins = append([]struct{ label, path string }{{"base build", base}}, bins...)
+	}
 	b.ResetTimer()
-	for round := range b.N {
+	for n := range b.N * len(bins) {
+		round, bin := n/len(bins), bins[n%len(bins)]
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
@@ -359,13 +378,13 @@ func BenchmarkBucket(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		bucket := fmt.Sprintf("riff-%d", round)
+		bucket := fmt.Sprintf("riff-%d", n)
 		fake.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: bucket})
 		d := &delayed{next: fake.HTTPHandler(), delay: bucketDelay}
 		hs := &http.Server{Handler: d}
 		go func() { _ = hs.Serve(ln) }()
 
-		srv, url := startRiffServerEnv(b, root, []string{"--bucket", bucket}, []string{"STORAGE_EMULATOR_HOST=" + host})
+		srv, url := startRiffServerBin(b, root, bin.path, []string{"--bucket", bucket}, []string{"STORAGE_EMULATOR_HOST=" + host})
 		setupRiff(b, url, mes)
 		before, _ := serverFacts(url)
 		d.mu.Lock()
@@ -382,13 +401,15 @@ func BenchmarkBucket(b *testing.B) {
 		fake.Stop()
 
 		goal := 0.9 * loadClients / bucketDelay.Seconds()
-		rates, p99s = append(rates, r.CallsPerS), append(p99s, r.P99Ms)
+		if bin.path == binary {
+			rates, p99s = append(rates, r.CallsPerS), append(p99s, r.P99Ms)
+		}
 		perChunk := 0.0
 		if n := after.Chunks - before.Chunks; n > 0 {
 			perChunk = float64(after.Position-before.Position) / float64(n)
 		}
-		b.Logf("round %d: %.0f commands/s (goal %.0f: %.2f of it), p50 %.0f ms, p99 %.0f ms (goal under %.0f ms), max %.0f ms; %d chunks, %.1f records a chunk, %d writes to the bucket (warm-up and the load)",
-			round+1, r.CallsPerS, goal, r.CallsPerS/goal, r.P50Ms, r.P99Ms, 2.5*float64(bucketDelay.Milliseconds()), r.MaxMs,
+		b.Logf("round %d, %s: %.0f commands/s (goal %.0f: %.2f of it), p50 %.0f ms, p99 %.0f ms (goal under %.0f ms), max %.0f ms; %d chunks, %.1f records a chunk, %d writes to the bucket (warm-up and the load)",
+			round+1, bin.label, r.CallsPerS, goal, r.CallsPerS/goal, r.P50Ms, r.P99Ms, 2.5*float64(bucketDelay.Milliseconds()), r.MaxMs,
 			after.Chunks-before.Chunks, perChunk, writes)
 	}
 	b.StopTimer()
@@ -397,13 +418,13 @@ func BenchmarkBucket(b *testing.B) {
 	b.ReportMetric(median(p99s), "p99-ms")
 }
 
-// startRiffServerEnv starts riff-server with more arguments and
-// variables of the environment, and waits until it serves.
-func startRiffServerEnv(b *testing.B, logDir string, args, env []string) (*process, string) {
+// startRiffServerBin starts the riff-server bin with more arguments
+// and variables of the environment, and waits until it serves.
+func startRiffServerBin(b *testing.B, logDir, bin string, args, env []string) (*process, string) {
 	b.Helper()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(b)))
 	stderr := filepath.Join(logDir, fmt.Sprintf("riff-server-%d.log", time.Now().UnixNano()))
-	p, _ := beginEnv(b, stderr, cleanEnv(env...), binary, append([]string{"--lease-wait", "0s", "--listen", addr}, args...)...)
+	p, _ := beginEnv(b, stderr, cleanEnv(env...), bin, append([]string{"--lease-wait", "0s", "--listen", addr}, args...)...)
 	url := "http://" + addr
 	deadline := time.Now().Add(30 * time.Second)
 	for {
