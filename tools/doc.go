@@ -2,7 +2,9 @@
 // packages that drive or measure riff-server from outside, beside the
 // server as etcd has tools/benchmark. loadtool is the load of the
 // benchmarks of riff-server; riffload runs its parts each in a process
-// of its own; oidcfake is the OpenID Connect provider of the tests of
+// of its own (and the peers PostgreSQL and etcd, for the side-by-side
+// run); growthplot draws the plot of the fresh-session load of
+// docs/performance.md; oidcfake is the OpenID Connect provider of the tests of
 // every module (riffengine/idtoken, cmd, riffclient, examples). The
 // module imports nothing of the server (a test keeps it so).
 package tools
