@@ -113,8 +113,8 @@ func (c *cli) top(ctx context.Context, args []string, f topFlags) error {
 		By:     by,
 		Once:   f.once,
 	}
-	if gh := (forge.Reader{}); gh.Available() {
-		o.Forge = gh.Read
+	if gh, ok := forge.Find(c.env("PATH")); ok {
+		o.Forge = forge.Reader{GH: gh}.Read
 	}
 	if f.once {
 		return top.Run(ctx, o)

@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -87,6 +89,22 @@ func (r Repo) Title(number int) (string, bool) {
 type Reader struct {
 	// GH is the path of gh; "" looks it up on the PATH at each read.
 	GH string
+}
+
+// Find gives the path of gh in the folders of path (the value of PATH),
+// and whether it is there: a program that takes its env as a value
+// finds gh where its env says.
+func Find(path string) (string, bool) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, "gh")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // ErrNoGH is the error of a read on a machine with no gh.
