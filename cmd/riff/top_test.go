@@ -129,6 +129,9 @@ func TestGivenTheGuideExampleWhenRiffTopOnceThenTheGoldenAt80ColumnsAndWideWithA
 			for k, v := range tc.env {
 				env[k] = v
 			}
+			fake.mu.Lock()
+			fake.calls = nil
+			fake.mu.Unlock()
 			stdout, stderr, code := runTop(t, srv.URL, dir, tc.width, env, tc.args...)
 			limit := tc.width
 			if limit == 0 {
@@ -139,7 +142,8 @@ func TestGivenTheGuideExampleWhenRiffTopOnceThenTheGoldenAt80ColumnsAndWideWithA
 					t.Errorf("a line of %d cells, wider than %d: %q", n, limit, line)
 				}
 			}
-			checkGolden(t, "top", tc.name, transcript(tc.args, stdout, stderr, code, nil))
+			// The calls show that riff top only reads: one look, no post.
+			checkGolden(t, "top", tc.name, transcript(tc.args, stdout, stderr, code, fake.Calls()))
 		})
 	}
 }
