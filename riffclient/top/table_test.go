@@ -174,3 +174,36 @@ func TestFitCutsAtTheWidthWithAnEllipsisAndNeverSplitsAWideCharacter(t *testing.
 		}
 	}
 }
+
+// In a repository a blocked session comes first, then the order of the
+// session IDs; people in the order of user, hosts of name.
+func TestGivenABlockedSessionWithALaterIDThenItComesFirstInItsRepository(t *testing.T) {
+	row := func(uri, state string) wire.TopRow {
+		u, err := name.ParseURI(uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wire.TopRow{WhoRow: wire.WhoRow{URI: u, State: state}}
+	}
+	s := Snapshot{Reply: wire.TopReply{
+		Rows: []wire.TopRow{
+			row("riff://zed@b-host/o/r?session=11111111", "idle"),
+			row("riff://zed@b-host/o/r?session=ffffffff", "blocked"),
+			row("riff://zed@a-host/o/r?session=22222222", "busy"),
+			row("riff://amy@b-host/o/r?session=33333333", "idle"),
+		},
+		People: []wire.TopPerson{{User: "zed", Online: true}, {User: "amy", Online: true}},
+	}}
+	var order []string
+	for _, l := range Render(s, 80, nil) {
+		for _, w := range []string{"amy", "zed", "a-host", "b-host", "11111111", "ffffffff", "22222222", "33333333"} {
+			if strings.Contains(l, w) {
+				order = append(order, w)
+			}
+		}
+	}
+	want := "amy b-host 33333333 zed a-host 22222222 b-host ffffffff 11111111"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("order = %s; want %s", got, want)
+	}
+}
