@@ -55,6 +55,10 @@ type system struct {
 	// "" is riffclient.DefaultServer. The tests set it, so that a
 	// riff-server of the machine does not change their output.
 	localRiff string
+	// topEvery is the time between two looks of riff top; 0 is
+	// top.Every. Only the test build sets it, so that a test sees that a
+	// resize or a message draws the table, not the next tick.
+	topEvery time.Duration
 }
 
 // environOf gives the env vars of the process, or none.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,12 @@ func (term *topTerminal) waitFor(what string, ok func(lines []string) bool) []st
 	}
 	term.t.Fatalf("the screen never showed %s; it shows:\n%s", what, strings.Join(lines, "\n"))
 	return nil
+}
+
+// endLine says that the shell printed the exit code of riff top (the
+// line of the command has the text of the echo too).
+func endLine(lines []string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "__END__ ") })
 }
 
 func screenHas(parts ...string) func([]string) bool {
@@ -218,11 +225,53 @@ func TestGivenRiffTopInATerminalWhenItResizesTheServerDiesAndStartsAgainAndCtrlC
 
 	// Ctrl-C stops riff top, gives the screen back and exits 0.
 	term.send("C-c")
-	lines = term.waitFor("the end of riff top", screenHas("__END__"))
-	if !screenHas("__END__ 0")(lines) {
+	lines = term.waitFor("the end of riff top", endLine)
+	if !slices.Contains(lines, "__END__ 0") {
 		t.Errorf("riff top after Ctrl-C:\n%s", strings.Join(lines, "\n"))
 	}
 	if screenHas("Wave 3")(lines) {
 		t.Errorf("the table stays after Ctrl-C; want the screen of before:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// With no tick in sight (a look each hour), a resize alone draws the
+// table again at the new width, and a message of the thread alone brings
+// a new look: the tail of the thread drives it.
+func TestGivenRiffTopWithNoTickWhenTheWindowResizesOrAMessageComesThenEachDrawsTheTableAgain(t *testing.T) {
+	bin := binaries(t, "", "./riff", "./riff-server")
+	srv := startServer(t, bin, freePort(t), "")
+	repo := repoDir(t)
+	long := "a status long enough to pass sixty columns of a terminal, and to be cut there with an ellipsis"
+	for _, step := range []struct {
+		session string
+		args    []string
+	}{
+		{args: []string{"resume", "--riff"}},
+		{session: "5b1e2a90-top-aaaa", args: []string{"status", long}},
+	} {
+		if _, stderr, code := runRiff(t, bin, repo, srv.url(), step.session, step.args...); code != exitOK {
+			t.Fatalf("riff %v: exit %d, %s", step.args, code, stderr)
+		}
+	}
+	term := newTopTerminal(t, 120, 40, repo, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
+		"USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER=" + srv.url(), "RIFF_TEST_TOP_EVERY=1h", testLocalEnv + "=http://127.0.0.1:1"})
+	term.send(filepath.Join(bin, "riff")+" top; echo __END__ $?", "Enter")
+	lines := term.waitFor("the table", screenHas("5b1e2a90", "an ellipsis"))
+	if w := widest(lines); w > 120 {
+		t.Errorf("a line of %d cells at 120 columns", w)
+	}
+	term.run("resize-window", "-t", term.name, "-x", "60", "-y", "40")
+	term.waitFor("the table at 60 columns after the resize", func(lines []string) bool {
+		return widest(lines) <= 60 && screenHas("5b1e2a90", "…")(lines)
+	})
+	// A post of a new session to the thread of the repository: its
+	// message brings the look that shows the session.
+	if _, stderr, code := runRiffEnv(t, bin, repo, srv.url(), "9c0d1e2f-top-cccc", []string{"USER=carol", "RIFF_HOST=thelio"}, "post", "hello"); code != exitOK {
+		t.Fatalf("riff post: %s", stderr)
+	}
+	term.waitFor("the session of the message", screenHas("carol", "9c0d1e2f"))
+	term.send("C-c")
+	if lines := term.waitFor("the end of riff top", endLine); !slices.Contains(lines, "__END__ 0") {
+		t.Errorf("riff top after Ctrl-C:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -120,7 +120,11 @@ func (c *cli) top(ctx context.Context, args []string, f topFlags) error {
 		return top.Run(ctx, o)
 	}
 
-	ticks := time.NewTicker(top.Every)
+	every := top.Every
+	if c.topEvery > 0 {
+		every = c.topEvery
+	}
+	ticks := time.NewTicker(every)
 	defer ticks.Stop()
 	ghTicks := time.NewTicker(top.ForgeEvery)
 	defer ghTicks.Stop()

@@ -25,4 +25,9 @@ func testHooks(s *system) {
 	if d, err := time.ParseDuration(s.env("RIFF_TEST_BUDGET")); err == nil && d > 0 {
 		s.client = func(o *riffclient.Options) { o.Budget = d }
 	}
+	// RIFF_TEST_TOP_EVERY=1h: the time between two looks of riff top, so
+	// that only a resize or a message of the thread draws it again.
+	if d, err := time.ParseDuration(s.env("RIFF_TEST_TOP_EVERY")); err == nil && d > 0 {
+		s.topEvery = d
+	}
 }
