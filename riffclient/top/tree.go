@@ -49,6 +49,18 @@ func treeLines(s Snapshot, rows []wire.TopRow) []Line {
 func byPerson(s Snapshot, rows []wire.TopRow, short bool) []*node {
 	var roots []*node
 	people := slices.Clone(s.Reply.People)
+	// A user with a session has a line, also when the server named no
+	// person for it.
+	known := map[string]bool{}
+	for _, p := range people {
+		known[p.User] = true
+	}
+	for _, user := range keysOf(rows, func(r wire.TopRow) string { return r.URI.User }) {
+		if !known[user] {
+			online := slices.ContainsFunc(rows, func(r wire.TopRow) bool { return r.URI.User == user && r.State != "offline" })
+			people = append(people, wire.TopPerson{User: user, Online: online})
+		}
+	}
 	slices.SortFunc(people, func(a, b wire.TopPerson) int { return strings.Compare(a.User, b.User) })
 	for _, p := range people {
 		mine := rowsWhere(rows, func(r wire.TopRow) bool { return r.URI.User == p.User })
