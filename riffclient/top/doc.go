@@ -14,5 +14,9 @@
 // caller gives it the look, the read of gh, the clock, the draw and the
 // events (cmd/riff wires them to riff-server, gh and the terminal).
 //
+// [Screen] puts the tables on a writer: on the alternate screen of a
+// terminal, each in the place of the last, or through a pipe each
+// changed table whole.
+//
 // It posts nothing and wakes no session: riff top only reads.
 package top
