@@ -207,3 +207,24 @@ func TestGivenABlockedSessionWithALaterIDThenItComesFirstInItsRepository(t *test
 		t.Errorf("order = %s; want %s", got, want)
 	}
 }
+
+// The guide's example as the guide prints it, strata running: brett's
+// worker busy, the lead of strata idle, no fact of a pause. Its lines
+// are the guide's but for the counts, which add up here (the guide's
+// example says 3 idle on thelio over 2 idle sessions; docs/decisions.md).
+func TestGivenTheGuideExampleWithStrataRunningThenTheTreeIsTheGuides(t *testing.T) {
+	s := guide(t)
+	s.Reply.Pauses = wire.Pauses{}
+	for i := range s.Reply.Boards {
+		s.Reply.Boards[i].Paused = false
+	}
+	for i, r := range s.Reply.Rows {
+		switch r.URI.Session[:8] {
+		case "7a8b9c0d":
+			s.Reply.Rows[i].State, s.Reply.Rows[i].First, s.Reply.Rows[i].Facts = "busy", "", nil
+		case "6d2b7c1a":
+			s.Reply.Rows[i].State, s.Reply.Rows[i].First = "idle", "monitoring work for 1h"
+		}
+	}
+	golden(t, "guide-running.golden", Render(s, 80, nil))
+}

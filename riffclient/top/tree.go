@@ -263,6 +263,7 @@ func personLabel(p wire.TopPerson, away bool) Line {
 // countText gives the counts at the end of a group line: the sessions,
 // then for a host the kinds and the sessions to update, then the busy,
 // idle and blocked sessions and the claims. A count of 0 is not shown.
+// A wait counts as busy; offline, paused and must clear as idle.
 func countText(rows []wire.TopRow, host bool) string {
 	text := plural(len(rows), "session", "sessions")
 	var groups []string
@@ -294,10 +295,19 @@ func countText(rows []wire.TopRow, host bool) string {
 			groups = append(groups, strconv.Itoa(update)+" to update")
 		}
 	}
+	// The guide's example counts an offline session as idle: each
+	// session that is neither busy (a wait is busy) nor blocked is idle.
 	states := map[string]int{}
 	claims := 0
 	for _, r := range rows {
-		states[r.State]++
+		switch r.State {
+		case "busy", "waiting":
+			states["busy"]++
+		case "blocked":
+			states["blocked"]++
+		default:
+			states["idle"]++
+		}
 		claims += len(r.Claims)
 	}
 	var ss []string
