@@ -25,6 +25,12 @@ func (v View) Top(c Caller, _ wire.Top, now Now) (wire.TopReply, []Signal, error
 			continue
 		}
 		_, first, claims, facts := v.rowParts(c, s, now)
+		// who says "the lead gave no answer" after the reason, on its one
+		// line (riffstate blocked.go, NoAnswerText); riff top shows it on
+		// a line of its own, from Unanswered.
+		if row.Unanswered {
+			first = strings.TrimSuffix(first, "  the lead gave no answer")
+		}
 		top := wire.TopRow{WhoRow: row, First: first, Facts: facts}
 		for _, ref := range claims {
 			top.Claims = append(top.Claims, wire.TopClaim{Thread: string(ref.Thread), Item: ref.Item})
@@ -34,7 +40,15 @@ func (v View) Top(c Caller, _ wire.Top, now Now) (wire.TopReply, []Signal, error
 		}
 		reply.Rows = append(reply.Rows, top)
 	}
-	reply.People = v.topPeople(now)
+	// A person is online when one of its sessions is: a row of who
+	// that is not offline (who gives no gone row here).
+	online := map[string]bool{}
+	for _, row := range who.Rows {
+		if row.State != "offline" {
+			online[row.URI.User] = true
+		}
+	}
+	reply.People = v.topPeople(online, now)
 	for _, b := range v.Boards(c, now) {
 		board := wire.TopBoard{Repo: b.Repo, Paused: b.Paused, Claimed: b.Claimed}
 		for _, h := range b.Held {
@@ -50,7 +64,7 @@ func (v View) Top(c Caller, _ wire.Top, now Now) (wire.TopReply, []Signal, error
 // keeps, and each person that called. A person is online when one of
 // its sessions is (not gone, not offline); else the line shows the time
 // since its last call, of the person or of one of its sessions.
-func (v View) topPeople(now Now) []wire.TopPerson {
+func (v View) topPeople(online map[string]bool, now Now) []wire.TopPerson {
 	type person struct {
 		online   bool
 		calledMs int64
@@ -74,11 +88,8 @@ func (v View) topPeople(now Now) []wire.TopPerson {
 	for _, s := range v.riff.Sessions {
 		w := s.URI.Who()
 		p := at(w.User)
-		called := v.CalledMs(s)
-		p.calledMs = max(p.calledMs, called)
-		if !v.Gone(w, now) && !v.Offline(w, called, now) {
-			p.online = true
-		}
+		p.calledMs = max(p.calledMs, v.CalledMs(s))
+		p.online = p.online || online[w.User]
 	}
 	for key, l := range v.presence.Lives {
 		// The key of a person is its user (name.Who.String): a session's
