@@ -42,12 +42,9 @@ func (c *cli) relayHook() error {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return knownf("riff relay hook reads the JSON of a hook on stdin: %s", err)
 	}
-	session := c.g.session
-	if session == "" {
-		session = in.SessionID
-	}
+	session := door.SessionOf(c.g.session, c.env(door.AgentSessionEnv), in.SessionID)
 	if err := name.CheckSessionID(session); err != nil {
-		return knownf("riff relay hook needs the session_id of the hook or RIFF_SESSION: %q is not a session ID", session)
+		return knownf("riff relay hook needs the session_id of the hook, CLAUDE_CODE_SESSION_ID or RIFF_SESSION: %q is not a session ID", session)
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {
