@@ -165,3 +165,29 @@ func TestGivenAnAgentToolThatClosedTheStderrOfTheRelayWhenTheRelayEndsThenItSend
 		t.Error("the relay with a closed stderr did not end its session")
 	}
 }
+
+// TestGivenClaudeCodesSessionIDInTheEnvWhenThePermissionDeniedHookRunsThenItsRecordNamesThatSession:
+// riff relay denied takes CLAUDE_CODE_SESSION_ID before the session_id of
+// its input, as riff relay hook does.
+func TestGivenClaudeCodesSessionIDInTheEnvWhenThePermissionDeniedHookRunsThenItsRecordNamesThatSession(t *testing.T) {
+	bin := buildRiff(t, "riff")
+	repo := repoDir(t)
+	home := t.TempDir()
+	const id = "e0e0e0e0-5555-4a5b-8c9d-0e1f2a3b4c5d"
+	env := []string{"RIFF_HOME=" + home, door.AgentSessionEnv + "=" + id}
+	if _, stderr, code := runDeniedHook(t, bin, repo, "http://"+freePort(t), env, deniedHookInput(t, "bash-push.json", repo)); code != exitOK {
+		t.Fatalf("riff relay denied: exit %d, %s", code, stderr)
+	}
+	folder := filepath.Join(home, "state")
+	waiting := waitingFiles(t, folder)
+	if len(waiting) != 1 {
+		t.Fatalf("the outbox holds %v; want one record", waiting)
+	}
+	raw, err := os.ReadFile(filepath.Join(folder, "denied", waiting[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), id) || strings.Contains(string(raw), "25456ff6-8e0f") {
+		t.Errorf("the record of the refusal is:\n%s\nwant the session of CLAUDE_CODE_SESSION_ID, not the session_id of the input", raw)
+	}
+}
