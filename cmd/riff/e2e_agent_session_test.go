@@ -190,4 +190,7 @@ func TestGivenClaudeCodesSessionIDInTheEnvWhenThePermissionDeniedHookRunsThenIts
 	if !strings.Contains(string(raw), id) || strings.Contains(string(raw), "25456ff6-8e0f") {
 		t.Errorf("the record of the refusal is:\n%s\nwant the session of CLAUDE_CODE_SESSION_ID, not the session_id of the input", raw)
 	}
+	// The detached sender tries the server (there is none) and writes its
+	// line in the folder: wait for it, so that the folder can go.
+	waitSends(t, folder, 1)
 }
