@@ -335,7 +335,7 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	var pushed bool
 	for _, r := range fake.Requests()[before:] {
 		if mf.IsClassifier(r) {
-			classified = append(classified, r.Seen())
+			classified = append(classified, mf.ClassifiedAction(r))
 			continue
 		}
 		for _, c := range r.Turn().Calls {
@@ -350,13 +350,13 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	if !pushed {
 		fail("the push in auto mode was not called\n%s", auto.out.String())
 	}
-	for _, c := range classified {
-		if strings.Contains(c, "mcp__riff") {
-			fail("auto mode asked the classifier about a riff tool:\n%s", lastLines(c, 20))
+	for _, action := range classified {
+		if !strings.Contains(action, `"Bash"`) {
+			fail("auto mode asked the classifier about %s; want only the push (a riff tool is allowed by the page)", action)
 		}
 	}
 	if len(classified) == 0 {
-		fail("auto mode asked no classifier")
+		fail("auto mode asked no classifier about the push")
 	}
 	waitFor(t, 30*time.Second, "riff denials counts the refusal", func() (bool, string) {
 		out := riff("denials")

@@ -254,3 +254,26 @@ func Verdict(severity int, rule string) Reply {
 	}
 	return Reply{Text: text}
 }
+
+// ClassifiedAction gives the action that a request of the classifier
+// reviews: the last entry of its transcript (the entries before are the
+// history of the session), such as {"Bash":"git push origin v3.2.0"}; ""
+// when r is no such request. The transcript may span blocks.
+func ClassifiedAction(r *Request) string {
+	if !IsClassifier(r) {
+		return ""
+	}
+	text := r.Seen()
+	start := strings.LastIndex(text, "<transcript>")
+	end := strings.LastIndex(text, "</transcript>")
+	if start < 0 || end < start {
+		return ""
+	}
+	lines := strings.Split(text[start+len("<transcript>"):end], "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
