@@ -88,8 +88,8 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	mcptools.Add(server, tools)
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log,
-		KeepAlive: func(ctx context.Context, me name.SessionURI) {
-			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session)}.Run(ctx)
+		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session), Relay: relay}.Run(ctx)
 		},
 	})
 }

@@ -218,7 +218,7 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var asked bool
-	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour,
+	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour, Relay: "5b1e0c7a9d3f2e41",
 		Now:     func() time.Time { return at.Add(90 * time.Second) },
 		OnReply: func(r wire.AliveReply) { asked = r.Clear; cancel() }}
 	k.Run(ctx)
@@ -228,8 +228,8 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	fake.mu.Lock()
 	a := fake.alive[0]
 	fake.mu.Unlock()
-	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild {
-		t.Errorf("keep-alive = %+v; want the fact 90 s old and the build of the client", a)
+	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild || a.Relay != "5b1e0c7a9d3f2e41" {
+		t.Errorf("keep-alive = %+v; want the fact 90 s old, the build of the client and its relay", a)
 	}
 
 	w := Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: io.Discard}
