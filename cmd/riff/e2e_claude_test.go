@@ -187,6 +187,10 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		return false, run.out.String()
 	})
 
+	if errs := agent.Errors(); len(errs) > 0 {
+		t.Fatalf("the plan of the prompt failed in Claude Code: %q", errs)
+	}
+
 	// The tools offered: deferred behind ToolSearch, then each with the
 	// description and schema of riff.
 	reqs := fake.Requests()
