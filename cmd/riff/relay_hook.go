@@ -21,7 +21,8 @@ func relayHook() command {
 PostToolUse, Stop, SessionStart, UserPromptSubmit) and keeps the newest
 fact of the session in the local folder. It calls no server and prints
 nothing, but for the Stop hook of a worker that riff asks to clear its
-context. A riff tool and riff relay watch are no work. The fact of a
+context. A riff tool, riff relay watch, ToolSearch (it finds the riff
+tools) and TaskStop (it stops a Monitor) are no work. The fact of a
 Bash call is its description, never its command.
 `,
 		flags: noFlags(func(c *cli, ctx context.Context, args []string) error {

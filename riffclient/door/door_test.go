@@ -278,6 +278,15 @@ func TestGivenTheHooksOfATurnWhenTheyRunThenTheFactFollowsAndAStopAnswersTheAskO
 	if f := fact(); f.Activity != wire.ActivityWorks || f.PromptAtMs != 30 || f.Blocked {
 		t.Errorf("fact after a prompt = %+v; want works, the prompt and no block", f)
 	}
+	// A model finds the riff tools with ToolSearch, calls one, and stops
+	// its Monitor with TaskStop: none of it is work.
+	for i, tool := range []string{"ToolSearch", RiffToolPrefix + "claim", "TaskStop"} {
+		hook(HookInput{HookEventName: "PreToolUse", ToolName: tool, ToolInput: json.RawMessage(`{"query":"select:mcp__riff__claim"}`)}, int64(31+2*i))
+		hook(HookInput{HookEventName: "PostToolUse", ToolName: tool}, int64(32+2*i))
+	}
+	if f := fact(); f.Activity != wire.ActivityWorks || f.ActivityAtMs != 30 {
+		t.Errorf("fact after ToolSearch, a riff tool and TaskStop = %+v; want works since the prompt (no work)", f)
+	}
 	if answer := hook(HookInput{HookEventName: "Stop"}, 40); answer != nil {
 		t.Errorf("Stop with no ask answered %+v; want none", answer)
 	}
