@@ -274,3 +274,83 @@ func (r *claudeRun) wait(t *testing.T, d time.Duration) {
 		t.Fatalf("claude did not exit within %s\n%s", d, r.out.String())
 	}
 }
+
+// interactiveStart starts claude in a terminal of its own (tmux) in dir,
+// as a person starts it after Step 6 of docs/agents.md, and gives what
+// the terminal shows once Claude Code waits for a prompt, with the page
+// of /mcp. The home must have the first start of Claude Code done
+// (hasCompletedOnboarding: its first start checks the network); the
+// test answers "Yes" to the API key of the env as a person would. It
+// fails when Claude Code asks for the trust of the folder or the approval
+// of the riff server: the set-up of the page must need neither. With no
+// tmux it skips that part and says why.
+func interactiveStart(t *testing.T, claude, dir, home string, env []string) string {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Log("tmux is not installed: the interactive start of Claude Code is not tried")
+		return ""
+	}
+	path := filepath.Join(home, ".claude.json")
+	var config map[string]any
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(raw, &config)
+	}
+	if err != nil {
+		t.Fatalf("read the config of Claude Code: %v", err)
+	}
+	config["hasCompletedOnboarding"] = true
+	if raw, err = json.Marshal(config); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "claude.sh")
+	var b strings.Builder
+	b.WriteString("exec env -i")
+	for _, kv := range append(append([]string(nil), env...), "TERM=xterm-256color") {
+		b.WriteString(" '" + strings.ReplaceAll(kv, "'", `'\''`) + "'")
+	}
+	b.WriteString(" '" + claude + "'\n")
+	if err := os.WriteFile(script, []byte(b.String()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	if out, err := exec.Command(tmux, "-S", sock, "new-session", "-d", "-s", "claude", "-x", "120", "-y", "40", "-c", dir, "sh "+script).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	pane := func() string {
+		out, _ := exec.Command(tmux, "-S", sock, "capture-pane", "-p", "-t", "claude").Output()
+		return string(out)
+	}
+	keys := func(k ...string) {
+		if out, err := exec.Command(tmux, append([]string{"-S", sock, "send-keys", "-t", "claude"}, k...)...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux send-keys: %v: %s", err, out)
+		}
+	}
+	answered := false
+	waitFor(t, 60*time.Second, "the interactive claude waits for a prompt", func() (bool, string) {
+		p := pane()
+		switch {
+		case strings.Contains(p, "Quick safety check"), strings.Contains(p, "New MCP server found"):
+			t.Fatalf("the interactive start with the set-up of docs/agents.md asks for a trust or an approval:\n%s", p)
+		case strings.Contains(p, "Do you want to use this API key?") && !answered:
+			keys("Up", "Enter")
+			answered = true
+		case strings.Contains(p, "Claude Code v") && strings.Contains(p, "❯") && !strings.Contains(p, "Enter to confirm"):
+			return true, ""
+		}
+		return false, p
+	})
+	keys("-l", "/mcp")
+	keys("Enter")
+	var shown string
+	waitFor(t, 30*time.Second, "/mcp lists the riff server", func() (bool, string) {
+		shown = pane()
+		return strings.Contains(shown, "MCP servers") && strings.Contains(shown, " riff "), shown
+	})
+	return shown
+}

@@ -369,4 +369,10 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	if errs := agent.Errors(); len(errs) > 0 {
 		fail("the stand-in could not follow its plan: %q", errs)
 	}
+
+	// The interactive start of a person: no trust dialog, no approval of
+	// the riff server, and /mcp shows it connected with its 16 tools.
+	if shown := interactiveStart(t, claude, repo, home, env); shown != "" && !regexp.MustCompile(`✔ riff\s+16 tools`).MatchString(shown) {
+		fail("/mcp of the interactive claude does not show riff connected with 16 tools:\n%s", shown)
+	}
 }
