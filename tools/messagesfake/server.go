@@ -10,10 +10,22 @@
 //
 // # Basics
 //
-//	f, err := messagesfake.New(messagesfake.Options{Script: script})
+//	agent := &messagesfake.Agent{Plans: []messagesfake.Plan{{
+//		When:  func(prompt string) bool { return strings.Contains(prompt, "take issue-7") },
+//		Steps: []messagesfake.Step{{Tool: "mcp__riff__claim", Input: messagesfake.Fixed(map[string]any{"item": "issue-7"})}},
+//		Text:  "I hold issue-7.",
+//	}}}
+//	f, err := messagesfake.New(messagesfake.Options{Script: agent.Script()})
 //	defer f.Close()
-//	// ANTHROPIC_BASE_URL=f.URL() ANTHROPIC_API_KEY=any claude -p ...
-//	for _, r := range f.Requests() { ... r.Tools ... }
+//	// ANTHROPIC_BASE_URL=f.URL() ANTHROPIC_API_KEY=any claude -p "take issue-7"
+//	for _, r := range f.Requests() { ... r.Tools, r.Turn().Calls ... }
+//	// agent.Errors() says what the agent could not do.
+//
+// A request gives its turn (Request.Turn: the prompt and the calls since,
+// with their results), its tools, the tools it defers (Deferred), and
+// all its text (Seen). For auto mode, IsClassifier, ClassifiedAction and
+// Verdict read and answer the classifier of Claude Code (which asks the
+// model itself with CLAUDE_CODE_AUTO_MODE_SERVER=0).
 //
 // # Caveats
 //
