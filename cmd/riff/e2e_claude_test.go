@@ -242,6 +242,12 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		t.Fatalf("whoami gave no session: %q", results["mcp__riff__whoami"].Result)
 	}
 	session := m[1]
+	// whoami ran before the claim: its first line (the session) is the
+	// CLI's.
+	cli := riff("--session", session, "whoami")
+	if tool := results["mcp__riff__whoami"].Result; strings.SplitN(tool, "\n", 2)[0] != strings.SplitN(cli, "\n", 2)[0] || !strings.Contains(tool, "\nriff     running\n") {
+		fail("whoami gave\n%s\nriff whoami of the session prints\n%s", tool, cli)
+	}
 	if got := results["mcp__riff__claim"].Result; got != "You hold issue-7 in acme/app." {
 		fail("claim gave %q; want the CLI's text", got)
 	}
