@@ -43,8 +43,11 @@ var (
 func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing.T) {
 	t.Parallel()
 	page := readAgentsPage(t)
-	bin := buildRiff(t, "riff", "riff-server")
+	if testing.Short() {
+		t.Skip("the test with Claude Code builds binaries and installs Claude Code")
+	}
 	claude := claudeCode(t)
+	bin := buildRiff(t, "riff", "riff-server")
 	srv := startServer(t, bin, freePort(t), t.TempDir())
 
 	// The set-up of the page: the files of the repository, the trust of
