@@ -333,6 +333,17 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		return !strings.Contains(r, "claim=issue-7"), r
 	})
 	t.Logf("issue-7 was free %s after claude exited", time.Since(run.exited).Round(time.Millisecond))
+	// The relay's last line, which Claude Code no longer keeps once its
+	// server is gone, is in relay.log of the local folder.
+	waitFor(t, 10*time.Second, "relay.log has the end of the session", func() (bool, string) {
+		raw, _ := os.ReadFile(filepath.Join(riffHome, "state", "relay.log"))
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.Contains(line, "ended the session") && strings.Contains(line, session) {
+				return true, ""
+			}
+		}
+		return false, string(raw)
+	})
 	if errs := agent.Errors(); len(errs) > 0 {
 		fail("the stand-in could not follow its plan: %q", errs)
 	}
