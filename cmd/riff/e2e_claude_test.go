@@ -174,7 +174,8 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		fail("claude mcp list with the set-up of the page: %v\n%s\nwant riff Connected (approved)", err, mcpList)
 	}
 
-	run := startClaude(t, claude, repo, env, "-p", promptTake)
+	debugLog := filepath.Join(t.TempDir(), "debug.log")
+	run := startClaude(t, claude, repo, env, "-p", "--debug-file", debugLog, promptTake)
 	defer dump(run)
 	var take mf.Turn
 	waitFor(t, 90*time.Second, "Claude Code runs the plan of the prompt (the riff tools, then a Monitor)", func() (bool, string) {
@@ -333,6 +334,8 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		return !strings.Contains(r, "claim=issue-7"), r
 	})
 	t.Logf("issue-7 was free %s after claude exited", time.Since(run.exited).Round(time.Millisecond))
+	hooksRan(t, debugLog, "riff relay hook", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
 	// The relay's last line, which Claude Code no longer keeps once its
 	// server is gone, is in relay.log of the local folder.
 	waitFor(t, 10*time.Second, "relay.log has the end of the session", func() (bool, string) {
@@ -353,8 +356,10 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	// With a stand-in, Claude Code asks the classifier itself
 	// (CLAUDE_CODE_AUTO_MODE_SERVER=0), not the server.
 	before := len(fake.Requests())
-	auto := startClaude(t, claude, repo, append(append([]string(nil), env...), "CLAUDE_CODE_AUTO_MODE_SERVER=0"), "-p", "--permission-mode", "auto", promptPush)
+	autoLog := filepath.Join(t.TempDir(), "debug.log")
+	auto := startClaude(t, claude, repo, append(append([]string(nil), env...), "CLAUDE_CODE_AUTO_MODE_SERVER=0"), "-p", "--permission-mode", "auto", "--debug-file", autoLog, promptPush)
 	auto.wait(t, 90*time.Second)
+	hooksRan(t, autoLog, "riff relay denied", "PermissionDenied")
 	var classified []string
 	var pushed bool
 	for _, r := range fake.Requests()[before:] {
@@ -394,5 +399,38 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	// the riff server, and /mcp shows it connected with its 16 tools.
 	if shown := interactiveStart(t, claude, repo, home, env); shown != "" && !regexp.MustCompile(`✔ riff\s+16 tools`).MatchString(shown) {
 		fail("/mcp of the interactive claude does not show riff connected with 16 tools:\n%s", shown)
+	}
+}
+
+// hookRE is the line of the debug log of Claude Code 2.1.332 for a hook
+// that ran: "Hooks: PreToolUse:Bash [riff relay hook] finished with
+// status 0 (21ms)".
+var hookRE = regexp.MustCompile(`Hooks: (\w+)(?::\S*)? \[([^\]]+)\] finished with status (\d+)`)
+
+// hooksRan checks in the debug log of a claude that command ran as the
+// hook of each event, and that each hook of riff exited 0.
+func hooksRan(t *testing.T, debugLog, command string, events ...string) {
+	t.Helper()
+	raw, err := os.ReadFile(debugLog)
+	if err != nil {
+		t.Errorf("the debug log of claude: %v", err)
+		return
+	}
+	ran := map[string]bool{}
+	for _, m := range hookRE.FindAllStringSubmatch(string(raw), -1) {
+		if !strings.HasPrefix(m[2], "riff ") {
+			continue
+		}
+		if m[3] != "0" {
+			t.Errorf("the %s hook %q exited %s", m[1], m[2], m[3])
+		}
+		if m[2] == command {
+			ran[m[1]] = true
+		}
+	}
+	for _, e := range events {
+		if !ran[e] {
+			t.Errorf("the debug log of claude has no %s hook %q that ran; it ran %v", e, command, ran)
+		}
 	}
 }
