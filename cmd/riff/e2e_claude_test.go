@@ -138,8 +138,17 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	// The env of Claude Code: no variable of a session. PATH has riff
 	// (the page: riff on your PATH) and git. RIFF_KEEPALIVE_EVERY is the
 	// cadence of the test in place of a minute.
+	// The temp folder of Claude Code (its notes of each session, the
+	// sockets of its children) is the test's: short, as a socket path must
+	// be.
+	tmp, err := os.MkdirTemp("", "cc-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
 	env := []string{
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TMPDIR=" + tmp,
 		"HOME=" + home, "USER=mike", "TERM=dumb",
 		"RIFF_HOST=pangolin", "RIFF_SERVER=" + srv.url(), "RIFF_HOME=" + riffHome, testLocalEnv + "=http://127.0.0.1:1",
 		keepAliveEnv + "=1s",
