@@ -80,6 +80,9 @@ type cli struct {
 	out *render.Printer
 	// errColor says that stderr takes color.
 	errColor bool
+	// paint gives the styles of stdout their colors; nil with no color
+	// (riff chat draws its own lines).
+	paint render.Paint
 	client   *riffclient.Client
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
@@ -204,6 +207,7 @@ func (c *cli) setup() error {
 	opts := render.Options{Width: width, Zone: c.loc}
 	if on {
 		opts.Paint = paintPart
+		c.paint = paintPart
 	}
 	c.out, c.errColor = render.NewPrinter(c.stdout, opts), errOn
 

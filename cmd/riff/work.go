@@ -80,6 +80,7 @@ Ctrl-C stops.
 `,
 			flags: noFlags((*cli).tail), interspersed: true,
 		},
+		chatCommand(),
 		{
 			name: "claim", usage: "claim [-t THREAD] ITEM", short: "claim a work item (exit 1 when held)",
 			long: `Claims a work item in the thread of your repository (or -t THREAD).
