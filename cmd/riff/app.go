@@ -82,8 +82,8 @@ type cli struct {
 	errColor bool
 	// paint gives the styles of stdout their colors; nil with no color
 	// (riff chat draws its own lines).
-	paint render.Paint
-	client   *riffclient.Client
+	paint  render.Paint
+	client *riffclient.Client
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
 	signin *signin.Machine
