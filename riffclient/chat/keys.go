@@ -172,6 +172,17 @@ func escape(b []byte) (int, key, bool) {
 			return n, drop, true
 		}
 		return 0, key{}, false
+	case ']', 'P', '_', '^', 'X':
+		// A string sequence (OSC, DCS, …): up to BEL or ESC \, dropped.
+		for i := 2; i < len(b); i++ {
+			if b[i] == 0x07 {
+				return i + 1, drop, true
+			}
+			if b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\' {
+				return i + 2, drop, true
+			}
+		}
+		return 0, key{}, false
 	}
 	// ESC and one more key (Alt-x): dropped.
 	_, size := utf8.DecodeRune(b[1:])
