@@ -23,8 +23,9 @@ session as [USER ID]. A line that is not verified says (not verified).
   a line with no name   wakes each lead of yours
   @lead TEXT            wakes each lead of yours
   @USER TEXT            wakes each lead of USER, and not yours
-  @lead:REPO TEXT       wakes only your lead in REPO (OWNER/REPO, or the
-  @USER:REPO TEXT       name after the slash); the lead of USER in REPO
+  @lead:REPO TEXT       wakes only your lead in REPO
+  @USER:REPO TEXT       wakes only the lead of USER in REPO
+                        (REPO is OWNER/REPO, or the name after the slash)
   /me TEXT              an action: * USER@HOST TEXT
   //TEXT                sends a line that starts with /
   /quit                 exits
@@ -32,8 +33,9 @@ session as [USER ID]. A line that is not verified says (not verified).
 The chat reads the leads from the riff first. It sends nothing when no
 lead fits a name, or when two leads fit it, and says which it found.
 After a break it connects again by itself, with (reconnecting…) and
-(back), and shows each line of the break once. --color works as in riff
-tail.
+(back), and shows each line of the break once and in order, as riff tail
+does; when the first connect fails, it tries once more at once. --color
+works as in riff tail.
 `,
 		flags: noFlags((*cli).chat), interspersed: true,
 	}

@@ -89,7 +89,10 @@ func (s *chatScreen) rows() []string {
 }
 
 // typeText types text with no Enter; key presses keys (Enter, C-c).
-func (s *chatScreen) typeText(text string) { s.t.Helper(); s.run("send-keys", "-t", s.name, "-l", text) }
+func (s *chatScreen) typeText(text string) {
+	s.t.Helper()
+	s.run("send-keys", "-t", s.name, "-l", text)
+}
 func (s *chatScreen) key(keys ...string) {
 	s.t.Helper()
 	s.run(append([]string{"send-keys", "-t", s.name}, keys...)...)

@@ -76,7 +76,8 @@ and the number. After a break, riff connects again by itself and shows each
 message of the break once and in order. The server keeps the last 200
 messages of a thread: when more came in the break, riff first shows one
 yellow line with the number of the lost messages, then the kept ones.
-Ctrl-C stops.
+When the first connect fails, riff tries once more at once. In riff tail
+chat an action shows as * USER@HOST TEXT. Ctrl-C stops.
 `,
 			flags: noFlags((*cli).tail), interspersed: true,
 		},
