@@ -84,6 +84,9 @@ type cli struct {
 	// (riff chat draws its own lines).
 	paint  render.Paint
 	client *riffclient.Client
+	// clientOpts are the options of client: riff chat makes a client of
+	// its own whose notes show above its prompt.
+	clientOpts riffclient.Options
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
 	signin *signin.Machine
@@ -234,6 +237,7 @@ func (c *cli) setup() error {
 	c.signin = c.openSignIn(u, copts)
 	copts.Auth = c.auth()
 	c.client = riffclient.New(u, copts)
+	c.clientOpts = copts
 	return nil
 }
 

@@ -58,6 +58,12 @@ func (c *cli) chat(ctx context.Context, args []string) error {
 	if out, ok := c.stdout.(*os.File); ok && in != nil {
 		if term, ok := chat.OpenTerminal(in, out); ok {
 			o.Terminal = term
+			// In raw mode only the chat draws: the notes of the client
+			// (the wait line, different builds) show above its prompt.
+			o.Notes = chat.NewNotes()
+			opts := c.clientOpts
+			opts.Out = o.Notes
+			o.Client = riffclient.New(c.serverURL(), opts)
 		}
 	}
 	err = chat.Run(ctx, o)

@@ -49,6 +49,30 @@ type Options struct {
 	// AfterDown, when set, runs after each break before the chat
 	// connects again (a test posts while the chat is away).
 	AfterDown func(ctx context.Context) error
+	// Notes, when set, is the Out of the options of Client: the lines
+	// that the client writes for a person show above the prompt.
+	Notes *Notes
+}
+
+// Notes takes the lines that a client writes for a person
+// (riffclient.Options.Out: the line (waits for riff-server…), the note of
+// different builds) and gives them to the chat, which shows them above
+// its prompt: in a terminal in raw mode no other writer may draw. A
+// line that comes while 64 wait is dropped: each is a note, never a
+// line of the chat.
+type Notes struct{ lines chan string }
+
+// NewNotes gives the Notes of a chat.
+func NewNotes() *Notes { return &Notes{lines: make(chan string, 64)} }
+
+func (n *Notes) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		select {
+		case n.lines <- line:
+		default:
+		}
+	}
+	return len(p), nil
 }
 
 // Run runs the chat until /quit, Ctrl-C, the end of ctx, or an error
@@ -120,7 +144,11 @@ func Run(ctx context.Context, o Options) error {
 			c.draw()
 		}
 	}
-	return c.loop(ctx, input, lines, tailDone, resize)
+	var notes <-chan string
+	if o.Notes != nil {
+		notes = o.Notes.lines
+	}
+	return c.loop(ctx, input, lines, tailDone, resize, notes)
 }
 
 // chat is the state of a run. Only the goroutine of loop touches it,
@@ -145,9 +173,15 @@ type result struct {
 	err   error
 }
 
-func (c *chat) loop(ctx context.Context, input chan []byte, lines chan<- Line, tailDone <-chan error, resize <-chan os.Signal) error {
+func (c *chat) loop(ctx context.Context, input chan []byte, lines chan<- Line, tailDone <-chan error, resize <-chan os.Signal, notes <-chan string) error {
 	for {
 		select {
+		case line := <-notes:
+			style := render.Faint
+			if strings.HasPrefix(line, "riff:") {
+				style = render.Warn
+			}
+			c.note(style, render.Clean(line))
 		case <-ctx.Done():
 			return nil
 		case err := <-tailDone:

@@ -190,11 +190,12 @@ func TestGivenAChatThroughAPipeWhenLinesComeAndABreakLosesSomeThenEachShowsOnceA
 	}
 	defer typed.Close()
 	var out, notes syncBuffer
+	clientNotes := NewNotes()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	mike := name.SessionURI{User: "mike", Host: "thelio"}
 	go func() {
-		done <- Run(ctx, Options{Client: client, Me: mike, In: in, Out: &out, Err: &notes,
+		done <- Run(ctx, Options{Client: client, Me: mike, In: in, Out: &out, Err: &notes, Notes: clientNotes,
 			Paint: func(p render.Part) string {
 				if p.Style == render.Warn {
 					return "<yellow>" + p.Text + "</yellow>"
@@ -213,6 +214,10 @@ func TestGivenAChatThroughAPipeWhenLinesComeAndABreakLosesSomeThenEachShowsOnceA
 	waitFor(t, &out, "<mike@thelio> hello from mike")
 	fmt.Fprintln(typed, "/nick mike2")
 	waitFor(t, &notes, "sends no line /nick")
+	// A note of the client (riffclient.Options.Out) shows as a line of
+	// the chat, a warning when it starts with riff:.
+	fmt.Fprint(clientNotes, "riff: riff-server runs build 0.4.4\n")
+	waitFor(t, &notes, "<yellow>riff: riff-server runs build 0.4.4</yellow>")
 
 	f.cut()
 	waitFor(t, &notes, "(reconnecting…)")
