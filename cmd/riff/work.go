@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/chat"
 	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -256,6 +257,10 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 			}
 		case wire.EventMessage:
 			day = render.TailMessage(c.out, *e.Message, c.client.Check, day)
+			if c.out.Width() > 0 && chat.ToPerson(me, c.client.Check(*e.Message)) {
+				// A message to the person wakes its terminal: the bell.
+				fmt.Fprint(c.stdout, "\a")
+			}
 		case riffclient.EventLost:
 			render.TailLost(c.out, e.Lost)
 		case riffclient.EventDown:

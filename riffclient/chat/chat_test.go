@@ -182,3 +182,37 @@ func TestGivenTheBytesOfATerminalWhenTheyComeInPiecesThenEachKeyComesOnce(t *tes
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 }
+
+// TestGivenAMessageWhenItsToListNamesThePersonThenItWakesThePersonsTerminalsOnly:
+// person=true and user/host with no person field wake the terminals of
+// the person; lead=true, another user or host, and person=false do not;
+// a session is never woken so.
+func TestGivenAMessageWhenItsToListNamesThePersonThenItWakesThePersonsTerminalsOnly(t *testing.T) {
+	mike := name.SessionURI{User: "mike", Host: "thelio", Repo: "acme/app"}
+	for _, tt := range []struct {
+		to   string
+		want bool
+	}{
+		{"user=mike,host=thelio,person=true", true},
+		{"user=mike,host=thelio", true},
+		{"user=mike", true},
+		{"user=mike,lead=true", false},
+		{"user=mike,host=pangolin,person=true", false},
+		{"user=mike,person=false", false},
+		{"user=brett,person=true", false},
+	} {
+		sels, err := selector.ParseList([]string{tt.to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := wire.Message{Thread: "chat", To: sels}
+		if got := ToPerson(mike, m); got != tt.want {
+			t.Errorf("ToPerson(mike@thelio, to %s) = %v; want %v", tt.to, got, tt.want)
+		}
+		session := mike
+		session.Session = "a6cf2205"
+		if ToPerson(session, m) {
+			t.Errorf("ToPerson(a session, to %s) = true; want a session never woken as a person", tt.to)
+		}
+	}
+}

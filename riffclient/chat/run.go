@@ -414,11 +414,13 @@ func (c *chat) show(e riffclient.Event) {
 	}
 }
 
-// toYou says whether a message names the reader as a person: a
-// selector of its to list that the person matches (person=true, or user
-// and host with no person field).
-func (c *chat) toYou(m wire.Message) bool {
-	me := c.o.Me
+func (c *chat) toYou(m wire.Message) bool { return ToPerson(c.o.Me, m) }
+
+// ToPerson says whether a message wakes the terminals of the person me
+// (riff chat, riff tail): a selector of its to list that the person
+// matches (person=true, or user and host with no person field). A
+// session is no person: it is never woken so.
+func ToPerson(me name.SessionURI, m wire.Message) bool {
 	if !me.IsPerson() {
 		return false
 	}
