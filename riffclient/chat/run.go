@@ -196,9 +196,16 @@ func (c *chat) loop(ctx context.Context, input chan []byte, lines chan<- Line, t
 				if c.o.Terminal != nil {
 					return nil
 				}
-				// A pipe that ends sends nothing more: the chat goes on
-				// showing the lines until Ctrl-C.
+				// A pipe that ends sends its last line, even with no line
+				// break, and nothing more: the chat goes on showing the
+				// lines until Ctrl-C.
 				input = nil
+				if last := strings.TrimRight(string(c.partial), "\r"); last != "" {
+					c.partial = nil
+					if c.enter(last, lines) {
+						return nil
+					}
+				}
 				continue
 			}
 			if quit := c.typed(b, lines); quit {

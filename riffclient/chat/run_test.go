@@ -188,7 +188,7 @@ func TestGivenAChatThroughAPipeWhenLinesComeAndABreakLosesSomeThenEachShowsOnceA
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer typed.Close()
+	t.Cleanup(func() { typed.Close() })
 	var out, notes syncBuffer
 	clientNotes := NewNotes()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -237,6 +237,10 @@ func TestGivenAChatThroughAPipeWhenLinesComeAndABreakLosesSomeThenEachShowsOnceA
 	if at < 0 || strings.Contains(out.String(), "break 50\n") || strings.Index(out.String(), "break 250\n") < at {
 		t.Errorf("the kept lines of the break are not there in order:\n%s", out.String())
 	}
+	// The last line of the input, with no line break, is sent at its end.
+	fmt.Fprint(typed, "the last words")
+	typed.Close()
+	waitFor(t, &out, "<mike@thelio> the last words")
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run at the end of ctx = %v; want nil", err)
