@@ -84,10 +84,7 @@ type cli struct {
 	out *render.Printer
 	// errColor says that stderr takes color.
 	errColor bool
-	// paint gives the styles of stdout their colors; nil with no color
-	// (riff chat draws its own lines).
-	paint  render.Paint
-	client *riffclient.Client
+	client   *riffclient.Client
 	// clientOpts are the options of client: riff chat makes a client of
 	// its own whose notes show above its prompt.
 	clientOpts riffclient.Options
@@ -97,7 +94,7 @@ type cli struct {
 	// serverFrom says where the server choice comes from.
 	serverFrom string
 	// paint is the look of the styles of stdout; nil when it takes no
-	// color. riff top paints its own lines with it.
+	// color. riff top and riff chat paint their own lines with it.
 	paint render.Paint
 	// quietNotes drops the lines of the client on stderr (the wait line,
 	// the note of builds) while riff top draws a live table.
@@ -220,7 +217,6 @@ func (c *cli) setup() error {
 	opts := render.Options{Width: width, Zone: c.loc}
 	if on {
 		opts.Paint = paintPart
-		c.paint = paintPart
 	}
 	c.out, c.errColor, c.paint = render.NewPrinter(c.stdout, opts), errOn, opts.Paint
 
