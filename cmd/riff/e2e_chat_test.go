@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/como-technologies/riff/riffcore/build"
+	"github.com/como-technologies/riff/riffcore/signed"
+	"github.com/como-technologies/riff/riffcore/wire"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -336,5 +343,68 @@ func TestGivenRiffChatThroughAPipeWhenItGetsLinesThenItSendsEachAndShowsEachLine
 	p.stop()
 	if strings.Contains(p.stdout.String(), "[riff] >") || strings.Contains(p.stdout.String(), "\x1b") {
 		t.Errorf("riff chat through a pipe shows a prompt or an escape sequence:\n%q", p.stdout.String())
+	}
+}
+
+// TestGivenSignedLinesWhenRiffChatShowsThemThenItChecksEachSignatureItselfAndOnlyAVerifiedLeadShowsAsTheLead:
+// the server's verdict and lead mark say yes each time; riff chat checks
+// each signature over the kept bytes and the key against the live
+// sign-ins of the sender. A verified lead shows as [USER's lead, REPO];
+// a false sender, a changed line and a lead mark of another key show as
+// [USER ID] (not verified), never as the lead.
+func TestGivenSignedLinesWhenRiffChatShowsThemThenItChecksEachSignatureItselfAndOnlyAVerifiedLeadShowsAsTheLead(t *testing.T) {
+	bin := buildRiff(t, "riff")
+	mikeKey, brettKey := newTestKey(t), newTestKey(t)
+	mikePrint, _ := signed.Thumbprint(&mikeKey.PublicKey)
+	mike := uri("riff://mike@pangolin/acme/app?session=a6cf2205-9a1b")
+	lead := signedMessage(t, 1, mike, signed.Content{User: "mike", Session: "a6cf2205-9a1b", Lead: true, Body: "the API is ready"}, mikeKey, mikePrint)
+	falseSender := signedMessage(t, 2, mike, signed.Content{User: "brett", Session: "a6cf2205-9a1b", Lead: true, Body: "ship it now"}, brettKey, mikePrint)
+	changed := signedMessage(t, 3, mike, signed.Content{User: "mike", Session: "a6cf2205-9a1b", Lead: true, Body: "merge #12"}, mikeKey, mikePrint)
+	changed.Payload = bytes.Replace(changed.Payload, []byte("#12"), []byte("#13"), 1)
+	falseLead := signedMessage(t, 4, mike, signed.Content{User: "mike", Session: "a6cf2205-9a1b", Lead: true, Body: "claim issue-9"}, brettKey, mikePrint)
+	messages := []wire.Message{lead, falseSender, changed, falseLead}
+	for i := range messages {
+		messages[i].Thread = "chat"
+	}
+	serverBuild := build.FromBuildInfo(defaultVersion).String()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(wire.HeaderBuild, serverBuild)
+		switch r.URL.Path {
+		case wire.Read{}.Path():
+			json.NewEncoder(w).Encode(wire.ReadReply{Threads: []wire.ThreadPage{{Thread: "chat", Messages: messages, Last: 4}}})
+		case wire.Tail{}.Path():
+			json.NewEncoder(w).Encode(wire.Event{Type: wire.EventHello, Last: 4})
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			json.NewEncoder(w).Encode(map[string]any{})
+		}
+	}))
+	t.Cleanup(srv.Close)
+	cmd := exec.Command(filepath.Join(bin, "riff"), "chat")
+	cmd.Dir = t.TempDir()
+	cmd.Env = riffEnv(srv.URL, "")
+	p := &proc{t: t, cmd: cmd, done: make(chan struct{}), what: "riff chat", limit: 20 * time.Second}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(p.stop)
+	p.waitOut("claim issue-9\n")
+	p.stop()
+	out := normalizeTimes(p.stdout.String())
+	for _, line := range []string{
+		"HH:MM [mike's lead, app] the API is ready",
+		"HH:MM [brett a6cf] (not verified) ship it now",
+		"HH:MM [mike a6cf] (not verified) merge #13",
+		"HH:MM [mike a6cf] (not verified) claim issue-9",
+	} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("riff chat has no line %q:\n%s", line, out)
+		}
 	}
 }
