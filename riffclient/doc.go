@@ -50,6 +50,7 @@
 // an agent; riffclient/commands what each command of riff that makes one
 // call does; riffclient/mcptools the tools of an agent session over MCP;
 // riffclient/top the live table of riff top, and riffclient/forge what it
-// reads of GitHub through gh.
+// reads of GitHub through gh; riffclient/chat riff chat, the chat of the
+// people in a terminal.
 // A program that imports riffclient alone builds none of them.
 package riffclient

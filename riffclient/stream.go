@@ -47,14 +47,47 @@ type Event struct {
 // that comes in the read and in the stream shows once. A stream with no
 // byte for the stall limit (45 s) is dropped and opened again. A version
 // mismatch is given once as a break; then it tries again every 5 s.
+//
+// When the first connect fails (riff-server cannot be reached), it tries
+// once more at once: a server that starts again as the tail starts gets
+// a second chance; after the first open, each break is tried again until
+// ctx ends.
 func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) error) error {
 	t := &tailer{c: c, call: call, show: show, last: call.After, known: call.After > 0}
+	return c.tail(ctx, t)
+}
+
+// TailKept follows a thread as [Client.Tail] does, from the seq
+// call.After also when it is 0: the first open reads each kept message
+// after it first (the history of riff chat), then each new one. A count
+// of lost messages before the first [EventOpen] counts the messages
+// older than the kept ones.
+func (c *Client) TailKept(ctx context.Context, call wire.Tail, show func(Event) error) error {
+	t := &tailer{c: c, call: call, show: show, last: call.After, known: true}
+	return c.tail(ctx, t)
+}
+
+// tail runs a tailer: the learn of its point when it has none, then the
+// stream; a first connect that cannot reach the server is tried once
+// more at once.
+func (c *Client) tail(ctx context.Context, t *tailer) error {
+	for try := 0; ; try++ {
+		err := c.tailOnce(ctx, t)
+		var reach *ReachError
+		if try == 0 && !t.wasOpen && errors.As(err, &reach) && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+func (c *Client) tailOnce(ctx context.Context, t *tailer) error {
 	if !t.known {
 		if err := t.learn(ctx); err != nil {
 			return err
 		}
 	}
-	return c.follow(ctx, call.Path(), t, c.proverOf(call))
+	return c.follow(ctx, t.call.Path(), t, c.proverOf(t.call))
 }
 
 // Watch follows the wakes of the caller: it calls show for each wake, and
@@ -376,6 +409,9 @@ type tailer struct {
 	// known says that last is the true point of the tail: after the
 	// first message, or when the thread's newest seq is known.
 	known bool
+	// wasOpen says that a stream was open once: from then on a break is
+	// tried again until ctx ends.
+	wasOpen bool
 }
 
 func (t *tailer) body() ([]byte, error) {
@@ -483,6 +519,9 @@ func (t *tailer) event(e wire.Event) error {
 }
 
 func (t *tailer) report(e Event) error {
+	if e.Type == EventOpen || e.Type == EventBack {
+		t.wasOpen = true
+	}
 	if err := t.show(e); err != nil {
 		return &stopError{err: err}
 	}

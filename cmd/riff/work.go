@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/chat"
 	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -76,10 +77,12 @@ and the number. After a break, riff connects again by itself and shows each
 message of the break once and in order. The server keeps the last 200
 messages of a thread: when more came in the break, riff first shows one
 yellow line with the number of the lost messages, then the kept ones.
-Ctrl-C stops.
+When the first connect fails, riff tries once more at once. In riff tail
+chat an action shows as * USER@HOST TEXT. Ctrl-C stops.
 `,
 			flags: noFlags((*cli).tail), interspersed: true,
 		},
+		chatCommand(),
 		{
 			name: "claim", usage: "claim [-t THREAD] ITEM", short: "claim a work item (exit 1 when held)",
 			long: `Claims a work item in the thread of your repository (or -t THREAD).
@@ -254,6 +257,10 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 			}
 		case wire.EventMessage:
 			day = render.TailMessage(c.out, *e.Message, c.client.Check, day)
+			if c.out.Width() > 0 && chat.ToPerson(me, c.client.Check(*e.Message)) {
+				// A message to the person wakes its terminal: the bell.
+				fmt.Fprint(c.stdout, "\a")
+			}
 		case riffclient.EventLost:
 			render.TailLost(c.out, e.Lost)
 		case riffclient.EventDown:
