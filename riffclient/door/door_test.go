@@ -189,7 +189,9 @@ func TestGivenAWatchThatFollowsWhenANewRiffStartsBehindTheSameAddressThenItsWake
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- (Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: &out}).Run(ctx) }()
+	go func() {
+		done <- (Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: &out}).Run(ctx)
+	}()
 	line := func(n string) string {
 		return "wake: ann@heron:app (1a2b) wrote to you in a direct message (message " + n + ")\n"
 	}
