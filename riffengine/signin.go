@@ -196,7 +196,6 @@ func (l *SignedIn) Provider() wire.ProviderReply {
 // --require-sign-in and no provider.
 const textNoProvider = "this riff requires sign-in and has no provider: give riff-server --issuer and --client-id"
 
-
 // SignIn signs a person in, in this order: the key of the call (a public
 // P-256 JWK), the proof of that key, the ID token, then the command
 // admit through the one dispatch, with the sign-in as its caller. Only
