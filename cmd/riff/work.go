@@ -8,6 +8,7 @@ import (
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/earlier"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -176,7 +177,24 @@ func oneItem(args []string, cmd string) (string, error) {
 // caller makes the calls of the commands as the caller, printing to the
 // output of the run.
 func (c *cli) caller() commands.Caller {
-	return commands.Caller{Client: c.client, Me: c.me, Out: c.out}
+	return commands.Caller{Client: c.client, Me: c.me, Out: c.out, Earlier: func(ctx context.Context, item name.Item) string {
+		dir, err := c.workDir()
+		if err != nil {
+			return ""
+		}
+		return c.earlierLine(ctx, dir, item)
+	}}
+}
+
+// earlierLine gives the line of the earlier work on item in the clone of
+// dir (riffclient/earlier), "" for none or when git cannot tell: the
+// claim holds either way.
+func (c *cli) earlierLine(ctx context.Context, dir string, item name.Item) string {
+	work, err := earlier.Find(ctx, earlier.Options{Dir: dir}, item)
+	if err != nil {
+		return ""
+	}
+	return work.Line(c.now())
 }
 
 // callAs sends the call that newCall makes for the caller: the session

@@ -40,6 +40,10 @@ type Caller struct {
 	Me func(ctx context.Context) (name.SessionURI, error)
 	// Out prints the replies.
 	Out *render.Printer
+	// Earlier gives the line of the earlier work on an item that the
+	// caller claimed (riffclient/earlier: its pushed branches and its
+	// worktrees), "" for none; nil shows none. It never fails the claim.
+	Earlier func(ctx context.Context, item name.Item) string
 }
 
 // Send sends the call that newCall makes for the caller.
@@ -204,7 +208,8 @@ func (c Caller) Blocked(ctx context.Context, reason string) error {
 }
 
 // Claim claims the work item in thread (none: the thread of the
-// repository of the caller).
+// repository of the caller), then shows the earlier work on it (the
+// guide, "See the earlier work on an item").
 func (c Caller) Claim(ctx context.Context, thread, workItem string) error {
 	it, err := item(workItem, "claim")
 	if err != nil {
@@ -217,6 +222,11 @@ func (c Caller) Claim(ctx context.Context, thread, workItem string) error {
 		return err
 	}
 	render.Claimed(c.Out, r)
+	if c.Earlier != nil {
+		if line := c.Earlier(ctx, it); line != "" {
+			c.Out.Text(line)
+		}
+	}
 	return nil
 }
 
