@@ -48,6 +48,15 @@ func TestGivenEarlierWorkOnAnItemWhenASessionClaimsItThenRiffClaimAndTheClaimToo
 	writeFile(t, filepath.Join(wt, "README.md"), "changed\n")
 
 	cliText(t, bin, clone, server, "", "resume", "--riff")
+	// A new session sees the earlier work of the clone before it picks
+	// an item: the whoami tool lists it.
+	relay := startRelay(t, bin, clone, server, "b7d0aa11-bbbb")
+	list := fmt.Sprintf("Earlier work in this clone that no live session owns: claim the item to go on from it (\"Pick up dropped work\" in the instructions of the riff tools).\n"+
+		"  issue-12: the pushed branch origin/worktree-issue-12 at %s (a WIP commit, just now)\n"+
+		"  issue-7: the worktree %s (2 files not committed)", head, wt)
+	if got := relay.ok("whoami", nil); !strings.HasSuffix(got, list) {
+		t.Errorf("the whoami tool of a new session:\n%s\nwant it to end with:\n%s", got, list)
+	}
 	const pickUp = `Go on from it, and do not start again: see "Pick up dropped work" in the instructions of the riff tools.`
 	got := cliText(t, bin, clone, server, "a6cf2205-aaaa", "claim", "issue-12")
 	want := fmt.Sprintf("You hold issue-12 in acme/app.\nEarlier work on issue-12: the pushed branch origin/worktree-issue-12 at %s (a WIP commit, just now). %s", head, pickUp)
@@ -55,7 +64,6 @@ func TestGivenEarlierWorkOnAnItemWhenASessionClaimsItThenRiffClaimAndTheClaimToo
 		t.Errorf("riff claim issue-12:\n%s\nwant:\n%s", got, want)
 	}
 
-	relay := startRelay(t, bin, clone, server, "b7d0aa11-bbbb")
 	got = relay.ok("claim", map[string]any{"item": "issue-7"})
 	want = fmt.Sprintf("You hold issue-7 in acme/app.\nEarlier work on issue-7: the worktree %s (2 files not committed). %s", wt, pickUp)
 	if got != want {
@@ -69,6 +77,10 @@ func TestGivenEarlierWorkOnAnItemWhenASessionClaimsItThenRiffClaimAndTheClaimToo
 	got = cliText(t, bin, clone, server, "c8e1bb22-cccc", "claim", "verify-issue-12")
 	if strings.Contains(got, "Earlier work") || !strings.HasPrefix(got, "You hold verify-issue-12 in acme/app.") {
 		t.Errorf("riff claim verify-issue-12 = %q; want the claim and no earlier work", got)
+	}
+	// Now live sessions hold issue-12 and issue-7: whoami lists nothing.
+	if got := cliText(t, bin, clone, server, "d9f2cc33-dddd", "whoami"); strings.Contains(got, "Earlier work") {
+		t.Errorf("whoami of a session when live sessions own each item:\n%s\nwant no earlier work", got)
 	}
 }
 

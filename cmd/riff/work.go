@@ -177,13 +177,36 @@ func oneItem(args []string, cmd string) (string, error) {
 // caller makes the calls of the commands as the caller, printing to the
 // output of the run.
 func (c *cli) caller() commands.Caller {
-	return commands.Caller{Client: c.client, Me: c.me, Out: c.out, Earlier: func(ctx context.Context, item name.Item) string {
-		dir, err := c.workDir()
-		if err != nil {
-			return ""
-		}
-		return c.earlierLine(ctx, dir, item)
-	}}
+	return commands.Caller{Client: c.client, Me: c.me, Out: c.out,
+		Earlier: func(ctx context.Context, item name.Item) string {
+			dir, err := c.workDir()
+			if err != nil {
+				return ""
+			}
+			return c.earlierLine(ctx, dir, item)
+		},
+		EarlierOfClone: func(ctx context.Context, skip func(name.Item) bool) []string {
+			dir, err := c.workDir()
+			if err != nil {
+				return nil
+			}
+			return c.earlierOfClone(ctx, dir, skip)
+		},
+	}
+}
+
+// earlierOfClone gives a line for each item of the clone of dir with
+// earlier work, but the items of skip, at most 8 (riffclient/earlier).
+func (c *cli) earlierOfClone(ctx context.Context, dir string, skip func(name.Item) bool) []string {
+	works, err := earlier.List(ctx, earlier.Options{Dir: dir}, skip)
+	if err != nil {
+		return nil
+	}
+	lines := make([]string, 0, len(works))
+	for _, w := range works {
+		lines = append(lines, string(w.Item)+": "+w.Parts(c.now()))
+	}
+	return lines
 }
 
 // earlierLine gives the line of the earlier work on item in the clone of

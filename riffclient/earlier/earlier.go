@@ -105,6 +105,13 @@ func (w Work) Line(now time.Time) string {
 	if w.None() {
 		return ""
 	}
+	return fmt.Sprintf("Earlier work on %s: %s. Go on from it, and do not start again: see \"Pick up dropped work\" in the instructions of the riff tools.",
+		w.Item, w.Parts(now))
+}
+
+// Parts names the pushed branches and the worktrees of the work, with
+// the ages at now: the middle of [Work.Line].
+func (w Work) Parts(now time.Time) string {
 	var parts []string
 	for _, b := range w.Branches {
 		what := age(now.Sub(b.At))
@@ -126,8 +133,7 @@ func (w Work) Line(now time.Time) string {
 		}
 		parts = append(parts, fmt.Sprintf("the worktree %s (%s)", t.Path, strings.Join(state, ", ")))
 	}
-	return fmt.Sprintf("Earlier work on %s: %s. Go on from it, and do not start again: see \"Pick up dropped work\" in the instructions of the riff tools.",
-		w.Item, strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // Find gives the earlier work on item in the clone of o.Dir, after a
@@ -166,15 +172,13 @@ func List(ctx context.Context, o Options, skip func(name.Item) bool) ([]Work, er
 		items = append(items, it)
 	}
 	for _, r := range c.refs {
-		add(itemOfBranch(strings.TrimPrefix(r.name, "origin/")))
+		add(c.itemOfBranch(strings.TrimPrefix(r.name, "origin/")))
 	}
 	for _, t := range c.trees {
-		if t.main {
-			add(itemOfBranch(t.branch))
-			continue
+		if !t.main {
+			add(name.Item(filepath.Base(t.path)))
 		}
-		add(name.Item(filepath.Base(t.path)))
-		add(itemOfBranch(t.branch))
+		add(c.itemOfBranch(t.branch))
 	}
 	slices.Sort(items)
 	var out []Work
@@ -203,8 +207,19 @@ func itemOfBranch(branch string) name.Item {
 	return name.Item(strings.TrimPrefix(last, "worktree-"))
 }
 
+// itemOfBranch is the item of a branch of the clone: none for the
+// default branch (main, master, or the one of origin).
+func (c *clone) itemOfBranch(branch string) name.Item {
+	if branch == "main" || branch == "master" || c.main != "" && branch == strings.TrimPrefix(c.main, "origin/") {
+		return ""
+	}
+	return itemOfBranch(branch)
+}
+
 // ofItem says whether a branch names item.
-func ofItem(branch string, item name.Item) bool { return branch != "" && itemOfBranch(branch) == item }
+func (c *clone) ofItem(branch string, item name.Item) bool {
+	return branch != "" && c.itemOfBranch(branch) == item
+}
 
 // clone is what git says of the clone, read once.
 type clone struct {
@@ -325,13 +340,13 @@ func (c *clone) readTrees(ctx context.Context) ([]tree, error) {
 func (c *clone) work(ctx context.Context, item name.Item) Work {
 	w := Work{Item: item}
 	for _, r := range c.refs {
-		if !ofItem(strings.TrimPrefix(r.name, "origin/"), item) || r.name == c.main || c.mainHolds(ctx, r.hash) {
+		if !c.ofItem(strings.TrimPrefix(r.name, "origin/"), item) || r.name == c.main || c.mainHolds(ctx, r.hash) {
 			continue
 		}
 		w.Branches = append(w.Branches, Branch{Name: r.name, Commit: short(r.hash), WIP: isWIP(r.subject), At: r.at})
 	}
 	for _, t := range c.trees {
-		if !ofItem(t.branch, item) && (t.main || filepath.Base(t.path) != string(item)) {
+		if !c.ofItem(t.branch, item) && (t.main || filepath.Base(t.path) != string(item)) {
 			continue
 		}
 		w.Worktrees = append(w.Worktrees, c.worktree(ctx, t))
@@ -345,7 +360,7 @@ func (c *clone) worktree(ctx context.Context, t tree) Worktree {
 	wt := Worktree{Path: t.path}
 	if out, err := git(ctx, t.path, "status", "--porcelain", "--untracked-files=all"); err == nil {
 		for _, line := range strings.Split(out, "\n") {
-			if strings.TrimSpace(line) != "" {
+			if len(line) > 3 && !c.holdsTree(filepath.Join(t.path, strings.Trim(line[3:], `"/`))) {
 				wt.NotCommitted++
 			}
 		}
@@ -365,6 +380,19 @@ func (c *clone) worktree(ctx context.Context, t tree) Worktree {
 		wt.NotPushed = 0
 	}
 	return wt
+}
+
+// holdsTree says whether path is another worktree of the clone, or a
+// folder that holds one (.claude/worktrees in the main worktree): git
+// shows it as a folder that it does not track, and it is no file of
+// the work.
+func (c *clone) holdsTree(path string) bool {
+	for _, t := range c.trees {
+		if t.path == path || strings.HasPrefix(t.path, path+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // mainHolds says whether the default branch of origin holds the work of

@@ -225,3 +225,34 @@ func TestLineCountsAndAges(t *testing.T) {
 		t.Errorf("Line:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestGivenWorktreesInTheMainCloneWhenRiffListsTheWorkThenTheDefaultBranchIsNoItemAndTheirFoldersAreNoFiles:
+// Claude Code makes its worktrees under .claude/worktrees of the main
+// clone, where git shows them as folders that it does not track.
+func TestGivenWorktreesInTheMainCloneWhenRiffListsTheWorkThenTheDefaultBranchIsNoItemAndTheirFoldersAreNoFiles(t *testing.T) {
+	bare, _ := origin(t)
+	clone := filepath.Join(t.TempDir(), "riff")
+	run(t, "/", nil, "clone", "-q", bare, clone)
+	wt := filepath.Join(clone, ".claude", "worktrees", "issue-20")
+	run(t, clone, nil, "worktree", "add", "-q", "-b", "worktree-issue-20", wt)
+	write(t, wt, "x.go", "x\n")
+	works, err := List(context.Background(), Options{Dir: clone}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Work{{Item: "issue-20", Worktrees: []Worktree{{Path: wt, NotCommitted: 1}}}}
+	if diff := cmp.Diff(want, works); diff != "" {
+		t.Errorf("List with the main clone on main (-want +got):\n%s", diff)
+	}
+	// The main clone on a branch of an item is a worktree of it; the
+	// folder of the other worktree is no file of its work.
+	run(t, clone, nil, "switch", "-q", "-c", "worktree-issue-30")
+	write(t, clone, "y.go", "y\n")
+	work, err := Find(context.Background(), Options{Dir: clone}, "issue-30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Work{Item: "issue-30", Worktrees: []Worktree{{Path: clone, NotCommitted: 1}}}, work); diff != "" {
+		t.Errorf("Find of the item of the main clone (-want +got):\n%s", diff)
+	}
+}

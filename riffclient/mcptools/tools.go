@@ -48,6 +48,10 @@ type Options struct {
 	// session claimed, in the clone of its working directory dir (riff
 	// relay mcp: riffclient/earlier); nil shows none.
 	Earlier func(ctx context.Context, dir string, item name.Item) string
+	// EarlierOfClone gives a line for each item with earlier work in the
+	// clone of dir, but the items of skip (riffclient/earlier.List); the
+	// whoami tool shows them. Nil shows none.
+	EarlierOfClone func(ctx context.Context, dir string, skip func(name.Item) bool) []string
 }
 
 // Tools are the tools of one agent session. They are safe for
@@ -85,6 +89,11 @@ func (t *Tools) result(ctx context.Context, do func(ctx context.Context, c comma
 	c := commands.Caller{Client: t.o.Client, Me: t.Me, Out: render.NewPrinter(&out, render.Options{Zone: t.o.Zone})}
 	if t.o.Earlier != nil {
 		c.Earlier = func(ctx context.Context, item name.Item) string { return t.o.Earlier(ctx, t.Place(), item) }
+	}
+	if t.o.EarlierOfClone != nil {
+		c.EarlierOfClone = func(ctx context.Context, skip func(name.Item) bool) []string {
+			return t.o.EarlierOfClone(ctx, t.Place(), skip)
+		}
 	}
 	err := do(ctx, c)
 	if err != nil {
