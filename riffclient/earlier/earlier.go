@@ -85,6 +85,9 @@ type Worktree struct {
 	NotCommitted int
 	// NotPushed counts its commits that are on no branch of origin.
 	NotPushed int
+	// NoOrigin says that the clone knows no branch of origin (no origin,
+	// or no fetch yet): riff cannot tell what is pushed.
+	NoOrigin bool
 }
 
 // Work is the earlier work on one item.
@@ -128,7 +131,9 @@ func (w Work) Parts(now time.Time) string {
 		if t.NotPushed > 0 {
 			state = append(state, count(t.NotPushed, "commit")+" not pushed")
 		}
-		if len(state) == 0 {
+		if len(state) == 0 && t.NoOrigin {
+			state = []string{"all committed"}
+		} else if len(state) == 0 {
 			state = []string{"all committed and pushed"}
 		}
 		parts = append(parts, fmt.Sprintf("the worktree %s (%s)", t.Path, strings.Join(state, ", ")))
@@ -162,7 +167,7 @@ func List(ctx context.Context, o Options, skip func(name.Item) bool) ([]Work, er
 	seen := map[name.Item]bool{}
 	var items []name.Item
 	add := func(it name.Item) {
-		if it == "" || seen[it] || IsVerify(it) || (skip != nil && skip(it)) {
+		if it == "" || seen[it] || IsVerify(it) {
 			return
 		}
 		if _, err := name.ParseItem(string(it)); err != nil {
@@ -183,7 +188,8 @@ func List(ctx context.Context, o Options, skip func(name.Item) bool) ([]Work, er
 	slices.Sort(items)
 	var out []Work
 	for _, it := range items {
-		if w := c.work(ctx, it); !w.None() {
+		// skip last: it may ask the riff.
+		if w := c.work(ctx, it); !w.None() && (skip == nil || !skip(it)) {
 			out = append(out, w)
 		}
 		if len(out) == MaxItems {
@@ -225,7 +231,10 @@ func (c *clone) ofItem(branch string, item name.Item) bool {
 type clone struct {
 	dir string
 	// main is the default branch of origin (origin/main), "" with none.
-	main  string
+	main string
+	// base is the branch whose work is merged: main, else the local
+	// main or master of a clone with no origin; "" with none.
+	base  string
 	refs  []ref
 	trees []tree
 }
@@ -268,6 +277,15 @@ func open(ctx context.Context, o Options) (*clone, error) {
 		}
 		c.main = c.defaultBranch(ctx)
 		c.refs = c.readRefs(ctx)
+	}
+	c.base = c.main
+	for _, b := range []string{"main", "master"} {
+		if c.base != "" {
+			break
+		}
+		if _, err := git(ctx, c.dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+b); err == nil {
+			c.base = b
+		}
 	}
 	c.trees, err = c.readTrees(ctx)
 	if err != nil {
@@ -349,7 +367,12 @@ func (c *clone) work(ctx context.Context, item name.Item) Work {
 		if !c.ofItem(t.branch, item) && (t.main || filepath.Base(t.path) != string(item)) {
 			continue
 		}
-		w.Worktrees = append(w.Worktrees, c.worktree(ctx, t))
+		wt := c.worktree(ctx, t)
+		if wt.NotCommitted == 0 && wt.NotPushed == 0 && t.head != "" && c.mainHolds(ctx, t.head) {
+			// Nothing of it is work that the default branch lacks.
+			continue
+		}
+		w.Worktrees = append(w.Worktrees, wt)
 	}
 	return w
 }
@@ -370,7 +393,8 @@ func (c *clone) worktree(ctx context.Context, t tree) Worktree {
 	}
 	if len(c.refs) == 0 {
 		// No branch of origin to compare with (no origin, or no fetch
-		// yet): riff counts no commit as not pushed.
+		// yet): riff cannot count what is not pushed.
+		wt.NoOrigin = true
 		return wt
 	}
 	if out, err := git(ctx, c.dir, "rev-list", "--count", t.head, "--not", "--remotes=origin"); err == nil {
@@ -399,17 +423,17 @@ func (c *clone) holdsTree(path string) bool {
 // commit: merging commit into it changes nothing (a merge, or a squash
 // merge of the same changes).
 func (c *clone) mainHolds(ctx context.Context, commit string) bool {
-	if c.main == "" {
+	if c.base == "" {
 		return false
 	}
-	if _, err := git(ctx, c.dir, "merge-base", "--is-ancestor", commit, c.main); err == nil {
+	if _, err := git(ctx, c.dir, "merge-base", "--is-ancestor", commit, c.base); err == nil {
 		return true
 	}
-	merged, err := git(ctx, c.dir, "merge-tree", "--write-tree", c.main, commit)
+	merged, err := git(ctx, c.dir, "merge-tree", "--write-tree", c.base, commit)
 	if err != nil {
 		return false
 	}
-	tree, err := git(ctx, c.dir, "rev-parse", c.main+"^{tree}")
+	tree, err := git(ctx, c.dir, "rev-parse", c.base+"^{tree}")
 	if err != nil {
 		return false
 	}

@@ -142,16 +142,28 @@ func TestGivenASquashMergeWhenTheBranchIsGoneThenRiffCountsNoCommitAsNotPushed(t
 	run(t, before, nil, "push", "-q", "origin", "main")
 	run(t, before, nil, "push", "-q", "origin", "--delete", "worktree-issue-9")
 
+	// The two commits of the worktree are on no branch of origin now,
+	// but main holds their work: none counts as not pushed. A file that
+	// is not committed is still the only copy.
+	write(t, wt, "c.go", "c\n")
 	work, err = Find(context.Background(), Options{Dir: clone}, "issue-9")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Work{Item: "issue-9", Worktrees: []Worktree{{Path: wt}}}
+	want := Work{Item: "issue-9", Worktrees: []Worktree{{Path: wt, NotCommitted: 1}}}
 	if diff := cmp.Diff(want, work); diff != "" {
 		t.Errorf("Find after the squash merge (-want +got):\n%s", diff)
 	}
-	if got := work.Line(time.Now()); !strings.Contains(got, "(all committed and pushed)") {
-		t.Errorf("the line = %q; want the worktree with all committed and pushed", got)
+	if got := work.Line(time.Now()); !strings.Contains(got, "the worktree "+wt+" (1 file not committed)") {
+		t.Errorf("the line = %q; want the worktree with 1 file not committed and no commit not pushed", got)
+	}
+	// With that file gone, main holds all of the worktree: it is no
+	// earlier work.
+	if err := os.Remove(filepath.Join(wt, "c.go")); err != nil {
+		t.Fatal(err)
+	}
+	if work, err := Find(context.Background(), Options{Dir: clone}, "issue-9"); err != nil || !work.None() {
+		t.Errorf("Find of a merged worktree = %+v, %v; want no earlier work", work, err)
 	}
 }
 
