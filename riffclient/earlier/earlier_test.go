@@ -179,7 +179,7 @@ func TestGivenAnOriginThatDoesNotAnswerWhenRiffFetchesThenItStopsAtTheLimitAndUs
 	run(t, clone, nil, "fetch", "-q", "origin")
 	// Now origin hangs: an ext:: remote whose command never answers.
 	run(t, clone, nil, "config", "protocol.ext.allow", "always")
-	run(t, clone, nil, "remote", "set-url", "origin", "ext::sh -c 'sleep 60'")
+	run(t, clone, nil, "remote", "set-url", "origin", "ext::sleep 60")
 	start := time.Now()
 	work, err := Find(context.Background(), Options{Dir: clone, FetchLimit: 200 * time.Millisecond}, "issue-3")
 	if took := time.Since(start); took > 20*time.Second {
