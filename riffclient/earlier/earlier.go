@@ -19,7 +19,10 @@
 // The items of a branch and of a worktree come from their names: the
 // branch worktree-ITEM (the name that Claude Code gives the branch of
 // its worktree ITEM), ITEM, or a name that ends in /ITEM; the worktree
-// whose folder is named ITEM, or that has such a branch checked out.
+// whose folder is named ITEM, or that has such a branch checked out. The
+// default branch is no item. List takes its items only from the names
+// worktree-ITEM and from the folders of the linked worktrees, so that a
+// branch of a release or of a bot is no item.
 //
 // # Caveats
 //
@@ -176,14 +179,17 @@ func List(ctx context.Context, o Options, skip func(name.Item) bool) ([]Work, er
 		seen[it] = true
 		items = append(items, it)
 	}
+	// The items come from the names of Claude Code (the branch
+	// worktree-ITEM) and from the folders of the linked worktrees: any
+	// other branch of origin (a release, a bot's) is no sign of an item.
 	for _, r := range c.refs {
-		add(c.itemOfBranch(strings.TrimPrefix(r.name, "origin/")))
+		add(worktreeItem(strings.TrimPrefix(r.name, "origin/")))
 	}
 	for _, t := range c.trees {
 		if !t.main {
 			add(name.Item(filepath.Base(t.path)))
 		}
-		add(c.itemOfBranch(t.branch))
+		add(worktreeItem(t.branch))
 	}
 	slices.Sort(items)
 	var out []Work
@@ -211,6 +217,18 @@ func itemOfBranch(branch string) name.Item {
 	}
 	last := branch[strings.LastIndex(branch, "/")+1:]
 	return name.Item(strings.TrimPrefix(last, "worktree-"))
+}
+
+// worktreeItem is the item of a branch named as Claude Code names the
+// branch of a worktree, worktree-ITEM (also after a folder: ann/…); ""
+// for another name.
+func worktreeItem(branch string) name.Item {
+	last := branch[strings.LastIndex(branch, "/")+1:]
+	it, ok := strings.CutPrefix(last, "worktree-")
+	if !ok {
+		return ""
+	}
+	return name.Item(it)
 }
 
 // itemOfBranch is the item of a branch of the clone: none for the

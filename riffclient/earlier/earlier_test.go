@@ -203,6 +203,10 @@ func TestGivenTenItemsWithEarlierWorkWhenANewSessionStartsThenRiffListsAtMost8Th
 		commitAt(t, before, fmt.Sprintf("f%d.go", i), "WIP: "+branch, time.Now())
 		run(t, before, nil, "push", "-q", "origin", branch)
 	}
+	// A branch of another name is no sign of an item.
+	run(t, before, nil, "switch", "-q", "-c", "bugfix-login", "main")
+	commitAt(t, before, "b.go", "the fix", time.Now())
+	run(t, before, nil, "push", "-q", "origin", "bugfix-login")
 	// A verify branch holds no work.
 	run(t, before, nil, "switch", "-q", "-c", "worktree-verify-issue-01", "main")
 	commitAt(t, before, "v.go", "verify", time.Now())
