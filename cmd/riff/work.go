@@ -85,7 +85,10 @@ Ctrl-C stops.
 			name: "claim", usage: "claim [-t THREAD] ITEM", short: "claim a work item (exit 1 when held)",
 			long: `Claims a work item in the thread of your repository (or -t THREAD).
 riff claim exits with status 1 when another session holds the item, or
-when the riff or the repository is paused.
+when the riff or the repository is paused. After the claim it shows the
+earlier work on ITEM in this clone (riff fetches from origin first, for
+at most 5 s): each pushed branch and each worktree of the item; a verify
+item has none.
 `,
 			flags: func(fs *flag.FlagSet) action {
 				thread := threadFlag(fs)
