@@ -92,6 +92,10 @@ func (c *Client) tailOnce(ctx context.Context, t *tailer) error {
 
 // Watch follows the wakes of the caller: it calls show for each wake, and
 // for each break and its end. It returns as [Client.Tail] does.
+//
+// Each wake that show gets names in Riff the riff whose stream gave it
+// (the hello line of the open; "" from a server that names none): the
+// seq of a wake counts in that riff only.
 func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) error) error {
 	w := &watcher{call: call, show: show, woke: map[string]uint64{}}
 	return c.follow(ctx, call.Path(), w, c.proverOf(call))
@@ -533,7 +537,9 @@ func (t *tailer) report(e Event) error {
 type watcher struct {
 	call wire.Watch
 	show func(Event) error
-	// woke holds the newest seq that a wake gave, by thread.
+	// riff is the ID of the riff of the stream, from its hello line.
+	riff string
+	// woke holds the newest seq that a wake gave, by thread, in riff.
 	woke map[string]uint64
 }
 
@@ -548,6 +554,11 @@ func (w *watcher) report(e Event) error {
 
 func (w *watcher) event(e wire.Event) error {
 	switch e.Type {
+	case wire.EventHello:
+		if e.Riff != w.riff {
+			// Another riff behind the same address: its seqs start at 1.
+			w.riff, w.woke = e.Riff, map[string]uint64{}
+		}
 	case wire.EventWake:
 		if e.Wake != nil && e.Wake.Seq > 0 {
 			if w.woke[e.Wake.Thread] >= e.Wake.Seq {
@@ -555,6 +566,7 @@ func (w *watcher) event(e wire.Event) error {
 			}
 			w.woke[e.Wake.Thread] = e.Wake.Seq
 		}
+		e.Riff = w.riff
 		return w.report(Event{Event: e})
 	case EventLost:
 		return w.report(Event{Event: e})
