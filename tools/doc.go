@@ -4,7 +4,10 @@
 // benchmarks of riff-server; riffload runs its parts each in a process
 // of its own (and the peers PostgreSQL and etcd, for the side-by-side
 // run); growthplot draws the plot of the fresh-session load of
-// docs/performance.md; oidcfake is the OpenID Connect provider of the tests of
-// every module (riffengine/idtoken, cmd, riffclient, examples). The
+// docs/performance.md; oidcfake is the OpenID Connect provider of the
+// tests of every module (riffengine/idtoken, cmd, riffclient, examples);
+// messagesfake is the stand-in Anthropic Messages API that drives a real
+// Claude Code in the tests of docs/agents.md, and fakemodel serves it in
+// a process of its own with the plans of a JSON file, for scripts. The
 // module imports nothing of the server (a test keeps it so).
 package tools
