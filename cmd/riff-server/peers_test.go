@@ -277,7 +277,8 @@ func BenchmarkGrowth(b *testing.B) {
 				b.Logf("  %s, fresh window to %4.0f s: %6d sessions before, %6.0f calls/s, p50 %6.2f ms, p99 %6.2f ms, p999 %6.2f ms", bin.label, w.EndS, w.CallsBefore, w.CallsPerS, w.P50Ms, w.P99Ms, w.P999Ms)
 			}
 			if out := os.Getenv("RIFF_GROWTH_OUT"); out != "" && round == b.N-1 {
-				data, _ := json.Marshal(map[string]any{"fresh": rf, "pileup": rp, "steady": rs})
+				data, _ := json.Marshal(map[string]any{"fresh": rf, "pileup": rp, "steady": rs,
+					"resident_kb": map[string]int{"start": rss0, "after_pileup": rssPile, "after_fresh": rssFresh}})
 				if err := os.WriteFile(strings.TrimSuffix(out, ".json")+fmt.Sprintf("-%d.json", k), data, 0o644); err != nil {
 					b.Fatal(err)
 				}
