@@ -30,6 +30,8 @@ type SavedLive struct {
 	Status   *TextAt `json:"status,omitempty"`
 	Step     *Step   `json:"step,omitempty"`
 	CalledMs int64   `json:"called_ms,omitempty"`
+	// Daemon is the mark of the session of a riff daemon.
+	Daemon bool `json:"daemon,omitempty"`
 }
 
 // SavedCall is one answered call: its key, its records, and the kind and
@@ -101,7 +103,7 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 	for key, saved := range cp.Lives {
 		// No sign of life comes back: a session counts as stopped until
 		// it calls (its claims have 5 minutes from the load).
-		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs}
+		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs, Daemon: saved.Daemon}
 		s.presence.Lives[key] = l
 	}
 	s.answered = answeredOf(cp.Calls)

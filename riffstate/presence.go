@@ -65,15 +65,19 @@ type Live struct {
 	// ActivityMs is the time of the hook that gave it, ActivitySentMs
 	// the time of the last keep-alive that carried it: a fact is the
 	// work of now only while keep-alives carry it.
-	Activity       string       `json:"-"`
-	ActivityMs     int64        `json:"-"`
-	ActivitySentMs int64        `json:"-"`
-	Container      bool         `json:"-"`
-	Binary         *wire.Binary `json:"-"`
-	Machine        string       `json:"-"`
-	Status         *TextAt      `json:"status,omitempty"`
-	Block          *TextAt      `json:"block,omitempty"`
-	Step           *Step        `json:"step,omitempty"`
+	Activity       string `json:"-"`
+	ActivityMs     int64  `json:"-"`
+	ActivitySentMs int64  `json:"-"`
+	Container      bool   `json:"-"`
+	// Daemon marks the session of a riff daemon (a keep-alive with
+	// daemon): the checkpoint keeps it, so a start of the server does not
+	// make it a plain session until its next keep-alive.
+	Daemon  bool         `json:"daemon,omitempty"`
+	Binary  *wire.Binary `json:"-"`
+	Machine string       `json:"-"`
+	Status  *TextAt      `json:"status,omitempty"`
+	Block   *TextAt      `json:"block,omitempty"`
+	Step    *Step        `json:"step,omitempty"`
 }
 
 // TextAt is a text with the time it was set: a status, or the reason of a block.
@@ -201,6 +205,8 @@ type Alive struct {
 	ActivitySecs *int64
 	PromptSecs   *int64
 	Container    bool
+	// Daemon marks the session of a riff daemon; it stays set.
+	Daemon bool
 	// Binary is the riff of the session; nil keeps the one before.
 	Binary *wire.Binary
 }
@@ -292,6 +298,9 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	}
 	if s.Container {
 		l.Container = true
+	}
+	if s.Daemon {
+		l.Daemon = true
 	}
 	if s.Binary != nil {
 		b := *s.Binary

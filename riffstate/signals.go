@@ -178,7 +178,7 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 			return nil, wire.Refuse(wire.BadRequest, "binary.build is not the build of a riff: %v", err)
 		}
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary}, nil
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, _ Now) wire.AliveReply {

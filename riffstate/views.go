@@ -139,7 +139,7 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 }
 
 // roleOf gives the tags of the role of a session: lead, worker,
-// container, in that order. The row of the caller has You; the reader
+// container, daemon, in that order. The row of the caller has You; the reader
 // shows "you" before the tags.
 func roleOf(lead, worker bool, l *Live) string {
 	var tags []string
@@ -151,6 +151,9 @@ func roleOf(lead, worker bool, l *Live) string {
 	}
 	if l != nil && l.Container {
 		tags = append(tags, "container")
+	}
+	if l != nil && l.Daemon {
+		tags = append(tags, "daemon")
 	}
 	return strings.Join(tags, " ")
 }
@@ -197,6 +200,10 @@ func (v View) stateOf(s *Session, l *Live, lead, claims, activity bool, called i
 	switch {
 	case lead:
 		return "idle", false, fmt.Sprintf("monitoring work for %s", Ago(now.Ms-since))
+	case l != nil && l.Daemon:
+		// It takes no claims: idle, it hosts the containers of the
+		// machine, and is not ready for work.
+		return "idle", false, fmt.Sprintf("hosts containers for %s", Ago(now.Ms-since))
 	case s.Worker:
 		return "idle", false, fmt.Sprintf("ready for work for %s", Ago(now.Ms-since))
 	}
