@@ -37,6 +37,7 @@ func riffCommands() []heading {
 		{title: "Work in the riff", commands: workCommands()},
 		{title: "Lead", commands: leadCommands()},
 		{title: "Members", commands: memberCommands()},
+		{title: "Machine", commands: machineCommands()},
 		{title: "Agent sessions", commands: []command{relayCommand()}, hidden: true},
 	}
 }

@@ -21,6 +21,9 @@ sets the time between two keep-alives: 1m by default, 10s in a worker
 (RIFF_WORKER=1).
 `,
 		subcommands: relaySubcommands(),
+		// riff relay -- claude: the entrypoint of a container of the
+		// riff daemon (relay_container.go).
+		flags: relayContainerFlags,
 	}
 }
 
