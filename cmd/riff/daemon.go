@@ -224,6 +224,10 @@ func (c *cli) daemonRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	runtime, err := local.Dir(c.env)
+	if err != nil {
+		return knownf("%s", err)
+	}
 	podman := daemon.Podman{Command: c.env(envPodman)}
 	if podman.Global, err = daemon.ParseOptions(envPodmanOptions, c.env(envPodmanOptions)); err != nil {
 		return knownf("%s", err)
@@ -250,7 +254,8 @@ func (c *cli) daemonRun(ctx context.Context, args []string) error {
 	memory, cpus := orDefault(c.env(envMemory), defaultMemory), orDefault(c.env(envCPUs), defaultCPUs)
 	d := daemon.New(daemon.Config{
 		Client: c.client, User: user, Host: host, Folder: filepath.Join(state, "daemon"), Control: sock,
-		Riff: riff, Podman: podman, Home: c.env("HOME"), Env: pass, Memory: memory, CPUs: cpus,
+		Sockets: filepath.Join(runtime, "s"),
+		Riff:    riff, Podman: podman, Home: c.env("HOME"), Env: pass, Memory: memory, CPUs: cpus,
 		ClaudeArgs: claudeArgs, Pid: os.Getpid(), Replaced: riffChanged(), Log: jsonLog(c.stderr),
 	})
 	err = d.Run(ctx)

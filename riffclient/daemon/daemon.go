@@ -47,6 +47,10 @@ type Config struct {
 	Folder string
 	// Control is the path of the control socket. Required.
 	Control string
+	// Sockets is the folder of the socket folders of the sessions: a
+	// short path (a unix socket takes at most 104 bytes), in the runtime
+	// folder of the user. Empty is Folder/s.
+	Sockets string
 	// Riff is the static riff that each container binds at
 	// /opt/riff/riff. Required.
 	Riff string
@@ -112,6 +116,9 @@ func New(c Config) *Daemon {
 	}
 	if c.NewRiffEvery <= 0 {
 		c.NewRiffEvery = NewRiffEvery
+	}
+	if c.Sockets == "" {
+		c.Sockets = c.Folder + "/s"
 	}
 	return &Daemon{c: c, folder: folder{c.Folder}, files: door.Files{Dir: c.Folder + "/woke"},
 		sessions: map[string]*session{}, ended: make(chan struct{}, 1)}
@@ -251,6 +258,9 @@ func (d *Daemon) takeOver(ctx context.Context) {
 // socket file that no process answers is removed first; one that
 // answers is another daemon, and an error.
 func listenUnix(path string) (net.Listener, error) {
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("the path of the socket %s has %d bytes, more than the %d of a unix socket: set RIFF_HOME to a shorter folder", path, len(path), maxSocketPath)
+	}
 	if err := os.MkdirAll(dirOf(path), 0o700); err != nil {
 		return nil, fmt.Errorf("make the folder of the socket %s: %w", path, err)
 	}
@@ -266,6 +276,9 @@ func listenUnix(path string) (net.Listener, error) {
 	_ = os.Chmod(path, 0o600)
 	return ln, nil
 }
+
+// maxSocketPath is the longest path of a unix socket on Linux and BSD.
+const maxSocketPath = 104
 
 func dirOf(path string) string {
 	for i := len(path) - 1; i >= 0; i-- {

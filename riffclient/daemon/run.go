@@ -40,7 +40,9 @@ type RunError struct{ Text string }
 
 func (e *RunError) Error() string { return e.Text }
 
-func runErrorf(format string, args ...any) error { return &RunError{Text: fmt.Sprintf(format, args...)} }
+func runErrorf(format string, args ...any) error {
+	return &RunError{Text: fmt.Sprintf(format, args...)}
+}
 
 // FirstPrompt is the first input of a worker in a container.
 func FirstPrompt(repo name.Repo, item name.Item) string {
@@ -95,10 +97,13 @@ func (d *Daemon) RunItem(ctx context.Context, req RunRequest) (RunReply, error) 
 	if k.Prompt == "" {
 		k.Prompt = FirstPrompt(repo, req.Item)
 	}
+	claimed := false
 	undo := func() {
 		end, cancel := context.WithTimeout(context.WithoutCancel(ctx), EndBudget)
 		defer cancel()
-		_, _ = riffclient.Send(end, d.c.Client, wire.Release{Me: uri, Thread: k.Thread, Item: req.Item})
+		if claimed {
+			_, _ = riffclient.Send(end, d.c.Client, wire.Release{Me: uri, Thread: k.Thread, Item: req.Item})
+		}
 		_, _ = riffclient.Send(end, d.c.Client, wire.End{Me: uri})
 		_ = d.folder.forget(id, false)
 	}
@@ -113,6 +118,7 @@ func (d *Daemon) RunItem(ctx context.Context, req RunRequest) (RunReply, error) 
 		}
 		return RunReply{}, fmt.Errorf("claim %s: %w", req.Item, err)
 	}
+	claimed = true
 	spec, err := d.prepare(ctx, k, origin, branch, settings)
 	if err != nil {
 		undo()
@@ -155,7 +161,7 @@ func (d *Daemon) prepare(ctx context.Context, k Kept, origin, branch string, set
 	git := d.c.Git
 	dir := d.folder.sessionDir(k.URI.Session)
 	home := filepath.Join(dir, "home")
-	sock := filepath.Join(dir, "sock")
+	sock := filepath.Join(d.c.Sockets, k.URI.Session)
 	for _, f := range []string{home, filepath.Join(sock, "home", "state"), filepath.Join(home, ".claude")} {
 		if err := os.MkdirAll(f, 0o700); err != nil {
 			return Spec{}, fmt.Errorf("make the folder of the session: %w", err)

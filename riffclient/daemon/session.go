@@ -61,7 +61,7 @@ func (s *session) id() string { return s.kept.URI.Session }
 // dir is the folder of the session; sockDir the folder of its socket,
 // bound in the container at ContainerSocketDir.
 func (s *session) dir() string     { return s.d.folder.sessionDir(s.id()) }
-func (s *session) sockDir() string { return filepath.Join(s.dir(), "sock") }
+func (s *session) sockDir() string { return filepath.Join(s.d.c.Sockets, s.id()) }
 
 // serve opens the socket of the session.
 func (s *session) serve() error {
@@ -357,12 +357,8 @@ func (s *session) end() {
 	if s.ln != nil {
 		_ = s.ln.Close()
 	}
-	if work == "" {
-		_ = d.folder.forget(k.URI.Session, false)
-	} else {
-		_ = d.folder.forget(k.URI.Session, true)
-		_ = os.RemoveAll(s.sockDir())
-	}
+	_ = os.RemoveAll(s.sockDir())
+	_ = d.folder.forget(k.URI.Session, work != "")
 	_ = d.files.WriteWoke(k.URI.Session, door.Woke{})
 	d.mu.Lock()
 	delete(d.sessions, k.URI.Session)

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The riff daemon with real binaries (docs/daemon.md): riff-server on
+// loopback, riff daemon run in the foreground, a fake podman that records
+// its arguments and runs the "container" as a process of the host, and a
+// fake claude that speaks stream-json.
+
+// daemonWorld is one machine with a daemon: its binaries, its env, a
+// bare origin and a main clone with a riff.toml.
+type daemonWorld struct {
+	t      *testing.T
+	bin    string
+	srv    *riffServer
+	env    []string
+	main   string
+	origin string
+	podLog string
+	input  string
+	state  string
+}
+
+const testImage = "localhost/riff-session@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func newDaemonWorld(t *testing.T, script string) *daemonWorld {
+	t.Helper()
+	bin := buildRelayBinaries(t, "github.com/como-technologies/riff/tools/podmanfake", "github.com/como-technologies/riff/tools/claudefake")
+	// The fake claude is claude on the PATH of the container.
+	claudeDir := t.TempDir()
+	if err := copyFile(filepath.Join(bin, "claudefake"), filepath.Join(claudeDir, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	w := &daemonWorld{t: t, bin: bin, srv: startServer(t, bin, freePort(t), t.TempDir())}
+	root := t.TempDir()
+	w.origin = filepath.Join(root, "origin.git")
+	w.main = filepath.Join(root, "app")
+	w.podLog = filepath.Join(root, "podman.log")
+	w.input = filepath.Join(root, "claude-input")
+	home := filepath.Join(root, "home")
+	// A short folder: a unix socket takes a path of at most 104 bytes.
+	short, err := os.MkdirTemp("", "rd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(short) })
+	w.state = short
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(root, "init", "--quiet", "--bare", "--initial-branch=main", w.origin)
+	git(root, "clone", "--quiet", w.origin, w.main)
+	git(w.main, "config", "user.name", "mike")
+	git(w.main, "config", "user.email", "mike@example.com")
+	if err := os.WriteFile(filepath.Join(w.main, "riff.toml"), []byte("[session]\nimage = \""+testImage+"\"\nsources = [\"pypi.org\"]\n\n[session.env]\nCARGO_HOME = \"/cache/cargo\"\n\n[session.volumes]\ncargo = \"/cache/cargo\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(w.main, "checkout", "--quiet", "-b", "main")
+	git(w.main, "add", "riff.toml")
+	git(w.main, "commit", "--quiet", "-m", "riff.toml")
+	git(w.main, "push", "--quiet", "origin", "main")
+	// The origin of this test names no GitHub repository: riff names it
+	// local/NAME. A url.insteadOf gives it the name acme/app.
+	git(w.main, "remote", "set-url", "origin", w.origin)
+	w.env = []string{
+		"HOME=" + home, "RIFF_HOME=" + w.state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"RIFF_PODMAN=" + filepath.Join(bin, "podmanfake"),
+		"RIFF_PODMAN_OPTIONS=--runtime=runc --cgroup-manager=cgroupfs",
+		"RIFF_PODMAN_RUN_OPTIONS=--ulimit nofile=1024:1024 --ulimit nproc=1000:1000 --network host",
+		"RIFF_DAEMON_RIFF=" + filepath.Join(bin, "riff"),
+		"PODMANFAKE_DIR=" + filepath.Join(root, "containers"), "PODMANFAKE_LOG=" + w.podLog, "PODMANFAKE_PATH=" + claudeDir,
+		"CLAUDEFAKE_SCRIPT=" + script, "CLAUDEFAKE_INPUT=" + w.input,
+		"GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com",
+	}
+	return w
+}
+
+// startDaemon starts riff daemon run, and waits until it runs.
+func (w *daemonWorld) startDaemon() *proc {
+	w.t.Helper()
+	cmd := exec.Command(filepath.Join(w.bin, "riff"), "daemon", "run")
+	cmd.Dir = w.main
+	cmd.Env = append(riffEnv(w.srv.url(), ""), w.env...)
+	p := &proc{t: w.t, cmd: cmd, done: make(chan struct{}), what: "riff daemon run", limit: 60 * time.Second}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	w.t.Cleanup(func() {
+		p.stop()
+		if w.t.Failed() {
+			w.t.Logf("riff daemon run:\n%s", p.stderr.String())
+		}
+	})
+	p.waitErr("riff daemon runs")
+	return p
+}
+
+func (w *daemonWorld) riff(args ...string) (string, string, int) {
+	w.t.Helper()
+	return runRiffEnv(w.t, w.bin, w.main, w.srv.url(), "", w.env, args...)
+}
+
+// until runs riff until its output holds each text, for at most a
+// minute.
+func (w *daemonWorld) until(what string, args []string, texts ...string) string {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, _, _ := w.riff(args...)
+		ok := true
+		for _, s := range texts {
+			ok = ok && strings.Contains(out, s)
+		}
+		if ok {
+			return out
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s: riff %v never showed %q; last:\n%s", what, args, texts, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// podmanCalls gives each call of the fake podman.
+func (w *daemonWorld) podmanCalls() [][]string {
+	w.t.Helper()
+	b, _ := os.ReadFile(w.podLog)
+	var calls [][]string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var c []string
+		if json.Unmarshal([]byte(line), &c) == nil {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+func TestGivenADaemonWhenRiffRunRunsAnItemThenTheWorkerGetsATellMidTurnPushesAndEnds(t *testing.T) {
+	go1 := filepath.Join(t.TempDir(), "go")
+	w := newDaemonWorld(t, "tool;touch:"+go1+";wait-wake;push;result")
+	w.riff("resume", "--riff")
+	w.startDaemon()
+	if out, errOut, code := w.riff("daemon", "status"); code != 0 || !strings.Contains(out, "riff daemon  answers") {
+		t.Fatalf("riff daemon status = %d %q %q; want that it answers", code, out, errOut)
+	}
+	out, errOut, code := w.riff("run", "issue-1")
+	if code != 0 {
+		t.Fatalf("riff run issue-1 = %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "in the container riff-issue-1-") {
+		t.Fatalf("riff run said %q; want the container", out)
+	}
+	// The spec of the session: the options of the setting, --init, the
+	// caps, riff at /opt/riff/riff, and the env and volumes of riff.toml.
+	var run []string
+	for _, c := range w.podmanCalls() {
+		if i := index(c, "run"); i >= 0 {
+			run = c
+		}
+	}
+	joined := strings.Join(run, " ")
+	for _, want := range []string{"--runtime=runc --cgroup-manager=cgroupfs run --detach --init --name riff-issue-1-",
+		"--ulimit nofile=1024:1024 --ulimit nproc=1000:1000", "--memory 4g --cpus 2",
+		"--env CARGO_HOME=/cache/cargo", "--volume cargo:/cache/cargo", ":/opt/riff/riff:ro", ":/run/riff ", ":/work ",
+		"--env RIFF_SOCKET=/run/riff/riff.sock", testImage + " /opt/riff/riff relay -- claude"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("podman run %s\nhas no %q", joined, want)
+		}
+	}
+	// who shows the row of the daemon and the row of the container.
+	who := w.until("who", []string{"who"}, "daemon", "container", "hosts containers")
+	if !strings.Contains(who, "working on #1") && !strings.Contains(who, "issue-1") {
+		t.Errorf("who = %s; want the container working on issue-1", who)
+	}
+	// A tell reaches the session in its first turn, in its input.
+	waitFile(t, go1)
+	id := sessionOf(t, who, "container")
+	if out, errOut, code := w.riff("tell", id, "Use the new error type of #1063."); code != 0 {
+		t.Fatalf("riff tell = %d %s %s", code, out, errOut)
+	}
+	// The end: the branch is on origin, the claim is free, the
+	// container and the clone are gone.
+	w.until("the end", []string{"who", "--all"}, "ended")
+	b, _ := os.ReadFile(w.input)
+	if !strings.Contains(string(b), "wrote to you in a direct message (message 1)") {
+		t.Errorf("the input of claude = %s; want the wake of the tell", b)
+	}
+	if strings.Contains(string(b), "second turn") {
+		t.Errorf("claude ran a second turn: %s", b)
+	}
+	if out, err := exec.Command("git", "--git-dir", w.origin, "branch", "--list", "worktree-issue-1").Output(); err != nil || !strings.Contains(string(out), "worktree-issue-1") {
+		t.Errorf("origin has no branch worktree-issue-1: %q %v", out, err)
+	}
+	removed := false
+	for _, c := range w.podmanCalls() {
+		removed = removed || (index(c, "rm") >= 0 && strings.HasPrefix(c[len(c)-1], "riff-issue-1-"))
+	}
+	if !removed {
+		t.Errorf("podman calls %v; want the rm of the container", w.podmanCalls())
+	}
+	w.until("the daemon has no session", []string{"daemon", "status"}, "sessions     0")
+	if entries, _ := os.ReadDir(filepath.Join(w.state, "state", "daemon", "sessions")); len(entries) != 0 {
+		t.Errorf("the folder of the session stays: %v", entries)
+	}
+}
+
+func index(s []string, word string) int {
+	for i, w := range s {
+		if w == word {
+			return i
+		}
+	}
+	return -1
+}
+
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no file %s", path)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sessionOf gives the short session ID of the first row of who with the
+// tag role.
+func sessionOf(t *testing.T, who, role string) string {
+	t.Helper()
+	for _, line := range strings.Split(who, "\n") {
+		if strings.Contains(line, " "+role+" ") {
+			if i := strings.Index(line, "("); i >= 0 {
+				if j := strings.Index(line[i:], ")"); j > 0 {
+					return line[i+1 : i+j]
+				}
+			}
+		}
+	}
+	t.Fatalf("who has no row of a %s:\n%s", role, who)
+	return ""
+}
