@@ -262,3 +262,128 @@ func sessionOf(t *testing.T, who, role string) string {
 	t.Fatalf("who has no row of a %s:\n%s", role, who)
 	return ""
 }
+
+// waitInput waits until the input of claude holds text.
+func (w *daemonWorld) waitInput(text string) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, _ := os.ReadFile(w.input)
+		if strings.Contains(string(b), text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the input of claude never held %q:\n%s", text, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestGivenAWorkerWhoseFirstTurnEndedWhenMessagesComeThenTheFirstOfItsSenderGetsTheDirectAnswerAndLaterOnesNone(t *testing.T) {
+	dir := t.TempDir()
+	ready, leave := filepath.Join(dir, "ready"), filepath.Join(dir, "leave")
+	// claude ends its first turn, and its process stays until leave.
+	w := newDaemonWorld(t, "tool;push;result;touch:"+ready+";await:"+leave)
+	w.riff("resume", "--riff")
+	w.startDaemon()
+	if out, errOut, code := w.riff("run", "issue-2"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	waitFile(t, ready)
+	who := w.until("who", []string{"who"}, "container")
+	id := sessionOf(t, who, "container")
+	w.until("the end of the work", []string{"daemon", "status"}, "work ended")
+	for _, text := range []string{"are you there?", "hello again"} {
+		if out, errOut, code := w.riff("tell", id, text); code != 0 {
+			t.Fatalf("riff tell %q = %d %s %s", text, code, out, errOut)
+		}
+	}
+	read := w.until("the direct answer", []string{"read"}, "ended its work, and does not read your message")
+	if n := strings.Count(read, "ended its work"); n != 1 {
+		t.Errorf("the person got %d direct answers; want 1:\n%s", n, read)
+	}
+	if !strings.Contains(read, "riff: the session "+id) || !strings.Contains(read, "Start a new session for the work.") {
+		t.Errorf("read = %s; want the text of the guide", read)
+	}
+	if b, _ := os.ReadFile(w.input); strings.Contains(string(b), "are you there?") || strings.Contains(string(b), "wake:") {
+		t.Errorf("a message after the first turn went into the input of claude: %s", b)
+	}
+	// The end: after it, a tell fails.
+	if err := os.WriteFile(leave, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.until("the end", []string{"who", "--all"}, "ended")
+	if _, _, code := w.riff("tell", id, "and now?"); code == 0 {
+		t.Error("a tell to the session after its end went through; want a refusal")
+	}
+}
+
+func TestGivenAWorkerWhoseCloneHoldsWorkNotOnOriginWhenItEndsThenTheFolderStaysWithOneNote(t *testing.T) {
+	w := newDaemonWorld(t, "tool;write:notes.txt;result")
+	w.riff("resume", "--riff")
+	d := w.startDaemon()
+	if out, errOut, code := w.riff("run", "issue-3"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	d.waitErr(`"kept":true`)
+	entries, _ := os.ReadDir(filepath.Join(w.state, "state", "daemon", "sessions"))
+	if len(entries) != 1 {
+		t.Fatalf("the folders of the sessions = %v; want the kept one", entries)
+	}
+	clone := filepath.Join(w.state, "state", "daemon", "sessions", entries[0].Name(), "clone", "notes.txt")
+	if _, err := os.Stat(clone); err != nil {
+		t.Errorf("the work of the session is gone: %v", err)
+	}
+	read := w.until("the note", []string{"read", "--all"}, "keeps its folder")
+	if n := strings.Count(read, "keeps its folder"); n != 1 {
+		t.Errorf("%d notes of the kept folder; want 1:\n%s", n, read)
+	}
+	if !strings.Contains(read, "1 file not committed") {
+		t.Errorf("the note = %s; want what work is not on origin", read)
+	}
+	w.until("the claim is free", []string{"who", "--all"}, "ended")
+}
+
+func TestGivenALiveContainerWhenTheDaemonStartsAgainThenTheNewDaemonTakesItOverAndNoWakeComesTwice(t *testing.T) {
+	dir := t.TempDir()
+	ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+	w := newDaemonWorld(t, "tool;touch:"+ready+";await:"+goOn+";wait-wake;wait-wake;push;result")
+	w.riff("resume", "--riff")
+	first := w.startDaemon()
+	if out, errOut, code := w.riff("run", "issue-4"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	waitFile(t, ready)
+	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
+	if _, errOut, code := w.riff("tell", id, "one"); code != 0 {
+		t.Fatalf("riff tell = %d %s", code, errOut)
+	}
+	w.waitInput("(message 1)")
+	// A crash of the daemon: the container runs on.
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-first.done
+	second := w.startDaemon()
+	second.waitErr("riff daemon takes over a session")
+	if who, _, _ := w.riff("who"); !strings.Contains(who, "container") {
+		t.Errorf("who after the new start of the daemon = %s; want the container session", who)
+	}
+	if _, errOut, code := w.riff("tell", id, "two"); code != 0 {
+		t.Fatalf("riff tell after the new start = %d %s", code, errOut)
+	}
+	w.waitInput("(message 2)")
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.until("the end", []string{"who", "--all"}, "ended")
+	b, _ := os.ReadFile(w.input)
+	for _, m := range []string{"(message 1)", "(message 2)"} {
+		if n := strings.Count(string(b), m); n != 1 {
+			t.Errorf("the wake of %s came %d times into the input; want once:\n%s", m, n, b)
+		}
+	}
+	if out, err := exec.Command("git", "--git-dir", w.origin, "branch", "--list", "worktree-issue-4").Output(); err != nil || !strings.Contains(string(out), "worktree-issue-4") {
+		t.Errorf("origin has no branch worktree-issue-4: %q %v", out, err)
+	}
+}

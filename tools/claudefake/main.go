@@ -4,7 +4,8 @@
 // $CLAUDEFAKE_SCRIPT (separated by ;): tool (one tool call and its
 // result), wait-wake (waits for a message on stdin, then gives a tool
 // result: a message mid-turn joins the turn there, as with Claude Code),
-// push (commits the work of the folder and pushes its branch), await:PATH
+// push (commits the work of the folder and pushes its branch), write:FILE
+// (a file of work that is not committed), await:PATH
 // (waits until PATH exists), touch:PATH, and result (the end of the
 // turn). Each line of its input goes to $CLAUDEFAKE_INPUT.
 package main
@@ -68,6 +69,10 @@ func main() {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
+		case strings.HasPrefix(step, "write:"):
+			// A file of work that is not committed.
+			_ = os.WriteFile(strings.TrimPrefix(step, "write:"), []byte("work\n"), 0o600)
+			tool("write a file")
 		case strings.HasPrefix(step, "touch:"):
 			_ = os.WriteFile(strings.TrimPrefix(step, "touch:"), nil, 0o600)
 		case step == "result":
