@@ -387,3 +387,33 @@ func TestGivenALiveContainerWhenTheDaemonStartsAgainThenTheNewDaemonTakesItOverA
 		t.Errorf("origin has no branch worktree-issue-4: %q %v", out, err)
 	}
 }
+
+func TestGivenAWakeAfterTheLastToolCallWhenTheFirstTurnEndsThenItGetsTheDirectAnswerAndNoSecondTurnRuns(t *testing.T) {
+	dir := t.TempDir()
+	ready, answer, never := filepath.Join(dir, "ready"), filepath.Join(dir, "answer"), filepath.Join(dir, "never")
+	// The tell comes while claude writes its last answer: no tool call
+	// follows it, so it would run as a second turn.
+	w := newDaemonWorld(t, "tool;touch:"+ready+";await:"+answer+";result;await:"+never)
+	w.riff("resume", "--riff")
+	w.startDaemon()
+	if out, errOut, code := w.riff("run", "issue-5"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	waitFile(t, ready)
+	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
+	if _, errOut, code := w.riff("tell", id, "one more thing"); code != 0 {
+		t.Fatalf("riff tell = %d %s", code, errOut)
+	}
+	w.waitInput("(message 1)")
+	if err := os.WriteFile(answer, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read := w.until("the direct answer", []string{"read"}, "does not read your message 1 in a direct message")
+	if !strings.Contains(read, "riff: the session "+id+" ended its work") {
+		t.Errorf("read = %s; want the direct answer of the daemon", read)
+	}
+	w.until("the end", []string{"who", "--all"}, "ended")
+	if b, _ := os.ReadFile(w.input); strings.Contains(string(b), "second turn") {
+		t.Errorf("claude ran a second turn for the wake: %s", b)
+	}
+}
