@@ -70,14 +70,18 @@ type Live struct {
 	ActivitySentMs int64  `json:"-"`
 	Container      bool   `json:"-"`
 	// Daemon marks the session of a riff daemon (a keep-alive with
-	// daemon): the checkpoint keeps it, so a start of the server does not
-	// make it a plain session until its next keep-alive.
-	Daemon  bool         `json:"daemon,omitempty"`
+	// daemon): the checkpoint keeps it (SavedLive), so a start of the
+	// server does not make it a plain session until its next keep-alive.
+	Daemon  bool         `json:"-"`
 	Binary  *wire.Binary `json:"-"`
 	Machine string       `json:"-"`
-	Status  *TextAt      `json:"status,omitempty"`
-	Block   *TextAt      `json:"block,omitempty"`
-	Step    *Step        `json:"step,omitempty"`
+	// Relays holds the time of the last sign of life of each relay of the
+	// session (its register, its keep-alives) since the load; the riff
+	// keeps which relays serve it (Session.Relays).
+	Relays map[string]int64 `json:"-"`
+	Status *TextAt          `json:"status,omitempty"`
+	Block  *TextAt          `json:"block,omitempty"`
+	Step   *Step            `json:"step,omitempty"`
 }
 
 // TextAt is a text with the time it was set: a status, or the reason of a block.
@@ -209,6 +213,8 @@ type Alive struct {
 	Daemon bool
 	// Binary is the riff of the session; nil keeps the one before.
 	Binary *wire.Binary
+	// Relay is the relay that sent the keep-alive, "" for none.
+	Relay string
 }
 
 // Place is the place of the session, from a register or a move.
@@ -280,6 +286,7 @@ func (s Seen) Set(p *Presence, w name.Who, now Now) {
 func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.SeenMs, l.Ended = now.Ms, false
+	l.relaySeen(s.Relay, now.Ms)
 	if s.Activity != "" {
 		at := now.Ms
 		if s.ActivitySecs != nil {
@@ -368,6 +375,8 @@ func (WatchEnded) Set(p *Presence, w name.Who, now Now) {
 func (Ended) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.Ended = true
+	// No relay serves an ended session.
+	l.Relays = nil
 }
 
 func (s Read) Set(p *Presence, w name.Who, now Now) {

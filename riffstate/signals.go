@@ -178,7 +178,10 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 			return nil, wire.Refuse(wire.BadRequest, "binary.build is not the build of a riff: %v", err)
 		}
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary}, nil
+	if err := checkRelay(q.Relay); err != nil {
+		return nil, err
+	}
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary, Relay: q.Relay}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, _ Now) wire.AliveReply {

@@ -32,10 +32,14 @@ const (
 	// envWorker marks the session a worker: it registers with the worker
 	// mark, and sends a keep-alive each 10 s.
 	envWorker = "RIFF_WORKER"
-	// envClaudeSession is the session ID that some builds of Claude Code
-	// set; RIFF_SESSION and --session win over it.
-	envClaudeSession = "CLAUDE_SESSION_ID"
 )
+
+// madeSessionLine is the log line of a relay that made its session ID.
+// No name of an env var stands before a colon or an equals sign in it:
+// the redaction of Claude Code takes the word after "NAME:" for a secret
+// and the line read "…: [REDACTED] made one".
+const madeSessionLine = "riff relay mcp made a new session ID, because neither --session nor the env vars RIFF_SESSION and " + door.AgentSessionEnv +
+	" named one; the hooks of the agent tool do not reach its keep-alive (see docs/agents.md)"
 
 // workerKeepAliveEvery is the time between two keep-alives of a worker
 // ("a keep-alive each minute (each 10 s in a worker)", docs/agents.md);
@@ -91,8 +95,8 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	mcptools.Add(server, tools)
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log, Hosted: sock != "",
-		KeepAlive: func(ctx context.Context, me name.SessionURI) {
-			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session)}.Run(ctx)
+		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session), Relay: relay}.Run(ctx)
 		},
 	})
 }
@@ -109,13 +113,13 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, made, err := mcptools.SessionID(c.g.session, c.env(envClaudeSession))
+	id, made, err := mcptools.SessionID(c.g.session, c.env(door.AgentSessionEnv))
 	if err != nil {
 		return nil, knownf("%s", err)
 	}
 	c.g.session = id
 	if made {
-		log.Warn("riff relay mcp has no session ID from RIFF_SESSION, --session or CLAUDE_SESSION_ID: it made one; the hooks of the agent tool do not reach its keep-alive (see docs/agents.md)", "session", id)
+		log.Warn(madeSessionLine, "session", id)
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {

@@ -218,7 +218,7 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var asked bool
-	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour,
+	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour, Relay: "5b1e0c7a9d3f2e41",
 		Now:     func() time.Time { return at.Add(90 * time.Second) },
 		OnReply: func(r wire.AliveReply) { asked = r.Clear; cancel() }}
 	k.Run(ctx)
@@ -228,8 +228,8 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	fake.mu.Lock()
 	a := fake.alive[0]
 	fake.mu.Unlock()
-	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild {
-		t.Errorf("keep-alive = %+v; want the fact 90 s old and the build of the client", a)
+	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild || a.Relay != "5b1e0c7a9d3f2e41" {
+		t.Errorf("keep-alive = %+v; want the fact 90 s old, the build of the client and its relay", a)
 	}
 
 	w := Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: io.Discard}
@@ -277,6 +277,15 @@ func TestGivenTheHooksOfATurnWhenTheyRunThenTheFactFollowsAndAStopAnswersTheAskO
 	hook(HookInput{HookEventName: "UserPromptSubmit"}, 30)
 	if f := fact(); f.Activity != wire.ActivityWorks || f.PromptAtMs != 30 || f.Blocked {
 		t.Errorf("fact after a prompt = %+v; want works, the prompt and no block", f)
+	}
+	// A model finds the riff tools with ToolSearch, calls one, and stops
+	// its Monitor with TaskStop: none of it is work.
+	for i, tool := range []string{"ToolSearch", RiffToolPrefix + "claim", "TaskStop"} {
+		hook(HookInput{HookEventName: "PreToolUse", ToolName: tool, ToolInput: json.RawMessage(`{"query":"select:mcp__riff__claim"}`)}, int64(31+2*i))
+		hook(HookInput{HookEventName: "PostToolUse", ToolName: tool}, int64(32+2*i))
+	}
+	if f := fact(); f.Activity != wire.ActivityWorks || f.ActivityAtMs != 30 {
+		t.Errorf("fact after ToolSearch, a riff tool and TaskStop = %+v; want works since the prompt (no work)", f)
 	}
 	if answer := hook(HookInput{HookEventName: "Stop"}, 40); answer != nil {
 		t.Errorf("Stop with no ask answered %+v; want none", answer)

@@ -36,6 +36,11 @@ type KeepAlive struct {
 	OnReply func(wire.AliveReply)
 	// Now gives the time of the ages of the fact: time.Now when nil.
 	Now func() time.Time
+	// Relay is the instance ID of the relay that sends the keep-alives
+	// (mcptools.Life.Relay): a sign of life of that relay, so that the end
+	// of another relay of the session does not end it. The watch sends
+	// none.
+	Relay string
 }
 
 // Run sends the keep-alives until ctx ends. A keep-alive that fails is
@@ -61,6 +66,7 @@ func (k KeepAlive) Run(ctx context.Context) {
 		}
 		alive := fact.Alive(k.Me, now().UnixMilli())
 		alive.Binary = &wire.Binary{Build: k.Client.Build().String(), Replaced: self.replaced()}
+		alive.Relay = k.Relay
 		reply, err := riffclient.Send(ctx, k.Client, alive)
 		if err == nil && k.OnReply != nil {
 			k.OnReply(reply)

@@ -26,6 +26,11 @@ type Alive struct {
 	// as long as the session (riff relay mcp, riff relay watch, the riff
 	// daemon). None keeps the one that the server holds.
 	Binary *Binary `json:"binary,omitempty"`
+	// Relay is the instance ID of the relay that sends the keep-alive
+	// (riff relay mcp): a sign of life of that relay, so that the end of
+	// another relay does not end the session. The watch and the hooks
+	// send none.
+	Relay string `json:"relay,omitempty"`
 }
 
 // Binary is the riff of a session, as its keep-alive tells it: the build
