@@ -28,7 +28,7 @@ type workerModel struct {
 	final   chan struct{} // the test closes it to let the last answer go
 	sawWake int           // the requests that held the first wake
 	sawLate int           // the requests that held the second one
-	last    string // the text of the last request of the conversation
+	last    string        // the text of the last request of the conversation
 	once    map[string]bool
 }
 
