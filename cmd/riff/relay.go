@@ -20,7 +20,9 @@ The session is --session, else RIFF_SESSION, else CLAUDE_CODE_SESSION_ID
 the command of a Monitor), else the session_id of a hook's input (for
 the watch: the session file of the Claude Code that runs it).
 RIFF_KEEPALIVE_EVERY (a duration, for example 10s) sets the time between
-two keep-alives: 1m by default, 10s in a worker (RIFF_WORKER=1).
+two keep-alives: 1m by default, 10s in a worker (RIFF_WORKER=1). riff
+relay mcp keeps its log lines in relay.log of the local folder as well as
+on stderr (at most 1 MiB, then relay.log.1).
 `,
 		subcommands: relaySubcommands(),
 		// riff relay -- claude: the entrypoint of a container of the

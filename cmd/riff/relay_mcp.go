@@ -5,8 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,7 +68,11 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	if err := noArgs(args, "relay mcp"); err != nil {
 		return err
 	}
-	log := jsonLog(c.stderr)
+	// The agent tool closes the stderr of its server with the connection:
+	// a line after it must not end the relay by SIGPIPE before its end
+	// reached the server. The write fails, and the line is in the file.
+	signal.Ignore(syscall.SIGPIPE)
+	log := jsonLog(c.relayLogOut())
 	// The lines of the client (the wait line, the note of different
 	// builds) go to the log as JSON lines, as each other line of stderr.
 	opts := riffclient.Options{Build: c.build, Out: logLines{log}}
@@ -172,6 +178,20 @@ func (l logLines) Write(p []byte) (int, error) {
 		l.log.Info(line)
 	}
 	return len(p), nil
+}
+
+// relayLogOut is where the log of riff relay mcp goes: the file of the
+// relays in the local folder (door.RelayLog, bounded), then stderr. The
+// agent tool keeps stderr only while it is connected, so the file is
+// written first, and a stderr that is gone does not stop it. With no
+// local folder the log is on stderr only, and says why.
+func (c *cli) relayLogOut() io.Writer {
+	dir, err := local.StateDir(c.env)
+	if err != nil {
+		jsonLog(c.stderr).Warn("riff relay mcp keeps its log on stderr only: " + err.Error())
+		return c.stderr
+	}
+	return door.Tee(door.RelayLog(dir), c.stderr)
 }
 
 // jsonLog is the log of riff relay mcp on stderr: the JSON lines with
