@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/como-technologies/riff/riffclient/daemon"
 	"github.com/como-technologies/riff/riffclient/local"
@@ -30,6 +31,10 @@ const (
 	envMemory        = "RIFF_SESSION_MEMORY"
 	envCPUs          = "RIFF_SESSION_CPUS"
 	envClaudeArgs    = "RIFF_CLAUDE_ARGS"
+	// envNewRiffEvery is the time between two looks of the daemon for a
+	// new riff on disk (a Go duration; a minute by default). The tests
+	// shorten it.
+	envNewRiffEvery = "RIFF_DAEMON_NEW_RIFF_EVERY"
 )
 
 // unitVars are the env vars that riff daemon install writes into the
@@ -251,12 +256,18 @@ func (c *cli) daemonRun(ctx context.Context, args []string) error {
 			pass = append(pass, v+"="+val)
 		}
 	}
+	var look time.Duration
+	if v := c.env(envNewRiffEvery); v != "" {
+		if look, err = time.ParseDuration(v); err != nil || look <= 0 {
+			return knownf("%s is a time such as 10s or 1m, not %q", envNewRiffEvery, v)
+		}
+	}
 	memory, cpus := orDefault(c.env(envMemory), defaultMemory), orDefault(c.env(envCPUs), defaultCPUs)
 	d := daemon.New(daemon.Config{
 		Client: c.client, User: user, Host: host, Folder: filepath.Join(state, "daemon"), Control: sock,
 		Sockets: filepath.Join(runtime, "s"),
 		Riff:    riff, Podman: podman, Home: c.env("HOME"), Env: pass, Memory: memory, CPUs: cpus,
-		ClaudeArgs: claudeArgs, Pid: os.Getpid(), Replaced: riffChanged(), Log: jsonLog(c.stderr),
+		ClaudeArgs: claudeArgs, Pid: os.Getpid(), Replaced: riffChanged(), Log: jsonLog(c.stderr), NewRiffEvery: look,
 	})
 	err = d.Run(ctx)
 	if errors.Is(err, daemon.ErrNewRiff) {

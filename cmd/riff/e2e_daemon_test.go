@@ -417,3 +417,60 @@ func TestGivenAWakeAfterTheLastToolCallWhenTheFirstTurnEndsThenItGetsTheDirectAn
 		t.Errorf("claude ran a second turn for the wake: %s", b)
 	}
 }
+
+func TestGivenANewRiffOnDiskWhenTheDaemonOwnsASessionThenItStartsAgainOnlyAfterItsLastSession(t *testing.T) {
+	dir := t.TempDir()
+	ready, leave := filepath.Join(dir, "ready"), filepath.Join(dir, "leave")
+	w := newDaemonWorld(t, "tool;touch:"+ready+";await:"+leave+";push;result")
+	w.env = append(w.env, "RIFF_DAEMON_NEW_RIFF_EVERY=50ms")
+	// The daemon runs a riff of its own, which the test replaces.
+	daemonRiff := filepath.Join(dir, "riff")
+	if err := copyFile(filepath.Join(w.bin, "riff"), daemonRiff); err != nil {
+		t.Fatal(err)
+	}
+	w.riff("resume", "--riff")
+	cmd := exec.Command(daemonRiff, "daemon", "run")
+	cmd.Dir = w.main
+	cmd.Env = append(riffEnv(w.srv.url(), ""), w.env...)
+	p := &proc{t: t, cmd: cmd, done: make(chan struct{}), what: "riff daemon run", limit: 60 * time.Second}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(p.stop)
+	p.waitErr("riff daemon runs")
+	if out, errOut, code := w.riff("run", "issue-6"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	waitFile(t, ready)
+	// A new riff on disk: a rename over the old file, as an update does.
+	fresh := daemonRiff + ".new"
+	if err := copyFile(filepath.Join(w.bin, "riff"), fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fresh, daemonRiff); err != nil {
+		t.Fatal(err)
+	}
+	p.waitErr("It starts again on the new riff after its last session.")
+	select {
+	case <-p.done:
+		t.Fatal("the daemon ended while it owned a session")
+	default:
+	}
+	if err := os.WriteFile(leave, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.waitErr("a new riff is on disk, and no session runs. The daemon starts again on it.")
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the daemon did not end after its last session")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("the daemon ended with %d; want 0, so that the unit starts the new riff", code)
+	}
+}

@@ -142,6 +142,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The defers run in turn: the control server closes, ctx ends (each
+	// goroutine of the daemon ends with it), then the wait for them.
+	defer d.wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.mu.Lock()
@@ -154,7 +157,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	srv := &http.Server{Handler: d.controlHandler(), BaseContext: func(net.Listener) context.Context { return ctx }}
 	d.wg.Go(func() { _ = srv.Serve(ln) })
-	defer d.wg.Wait()
 	defer srv.Close()
 
 	// The daemon's own session: a new process of the same session.
@@ -168,6 +170,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 	look := time.NewTicker(d.c.NewRiffEvery)
 	defer look.Stop()
+	told := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -176,10 +179,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 		case <-look.C:
 		case <-d.ended:
 		}
-		if d.c.Replaced != nil && d.c.Replaced() && d.count() == 0 {
+		if d.c.Replaced == nil || !d.c.Replaced() {
+			continue
+		}
+		n := d.count()
+		if n == 0 {
 			d.c.Log.Info(ErrNewRiff.Error())
 			d.stopAll()
 			return ErrNewRiff
+		}
+		if !told {
+			// Once: the daemon waits for the end of its last session.
+			told = true
+			d.c.Log.Info(fmt.Sprintf("riff daemon: a new riff is on disk. The daemon runs %s. It starts again on the new riff after its last session.", plural(n, "session", "sessions")))
 		}
 	}
 }
