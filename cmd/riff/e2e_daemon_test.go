@@ -33,13 +33,28 @@ const testImage = "localhost/riff-session@sha256:0123456789abcdef0123456789abcde
 
 func newDaemonWorld(t *testing.T, script string) *daemonWorld {
 	t.Helper()
+	return newDaemonWorldAt(t, script, nil)
+}
+
+// newDaemonWorldAt is newDaemonWorld with a riff-server that start
+// starts (nil: one with no sign-in).
+func newDaemonWorldAt(t *testing.T, script string, start func(bin string) *riffServer) *daemonWorld {
+	t.Helper()
 	bin := buildRelayBinaries(t, "github.com/como-technologies/riff/tools/podmanfake", "github.com/como-technologies/riff/tools/claudefake")
 	// The fake claude is claude on the PATH of the container.
 	claudeDir := t.TempDir()
 	if err := copyFile(filepath.Join(bin, "claudefake"), filepath.Join(claudeDir, "claude")); err != nil {
 		t.Fatal(err)
 	}
-	w := &daemonWorld{t: t, bin: bin, srv: startServer(t, bin, freePort(t), t.TempDir())}
+	// riff on the PATH of the container, as the Bash tool of a session
+	// runs it.
+	if err := copyFile(filepath.Join(bin, "riff"), filepath.Join(claudeDir, "riff")); err != nil {
+		t.Fatal(err)
+	}
+	if start == nil {
+		start = func(bin string) *riffServer { return startServer(t, bin, freePort(t), t.TempDir()) }
+	}
+	w := &daemonWorld{t: t, bin: bin, srv: start(bin)}
 	root := t.TempDir()
 	w.origin = filepath.Join(root, "origin.git")
 	w.main = filepath.Join(root, "app")

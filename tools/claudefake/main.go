@@ -5,7 +5,8 @@
 // result), wait-wake (waits for a message on stdin, then gives a tool
 // result: a message mid-turn joins the turn there, as with Claude Code),
 // push (commits the work of the folder and pushes its branch), write:FILE
-// (a file of work that is not committed), await:PATH
+// (a file of work that is not committed), riff:ARGS (a riff command, words
+// split at spaces), await:PATH
 // (waits until PATH exists), touch:PATH, and result (the end of the
 // turn). Each line of its input goes to $CLAUDEFAKE_INPUT.
 package main
@@ -73,6 +74,15 @@ func main() {
 			// A file of work that is not committed.
 			_ = os.WriteFile(strings.TrimPrefix(step, "write:"), []byte("work\n"), 0o600)
 			tool("write a file")
+		case strings.HasPrefix(step, "riff:"):
+			// A riff command of the session, as the Bash tool runs it: it
+			// goes through the socket of the session.
+			args := strings.Fields(strings.TrimPrefix(step, "riff:"))
+			if out, err := exec.Command("riff", args...).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "claudefake: riff %v: %v: %s\n", args, err, out)
+				os.Exit(4)
+			}
+			tool("riff " + strings.Join(args, " "))
 		case strings.HasPrefix(step, "touch:"):
 			_ = os.WriteFile(strings.TrimPrefix(step, "touch:"), nil, 0o600)
 		case step == "result":
