@@ -197,7 +197,9 @@ func TestDaemonEndToEndWithPodmanAndClaudeCode(t *testing.T) {
 
 	// The two rows of who, and the status that the riff tool set through
 	// the socket of the session.
-	who := w.until("who", []string{"who"}, " daemon ", " container ", "writes the work of issue-1")
+	// The fact of the hooks of Claude Code (riff relay hook in the
+	// container) reaches who through the keep-alive of the daemon.
+	who := w.until("who", []string{"who"}, " daemon ", " container ", "writes the work of issue-1", "runs Bash: wait for the test")
 	id := sessionOf(t, who, "container")
 	socks, _ := os.ReadDir(filepath.Join(w.state, "state", "s"))
 	if len(socks) != 1 {

@@ -138,6 +138,8 @@ func (d *Daemon) RunItem(ctx context.Context, req RunRequest) (RunReply, error) 
 	if out, err := exec.CommandContext(ctx, p.Program(), p.RunArgs(spec)...).CombinedOutput(); err != nil {
 		s.stop()
 		d.drop(id)
+		// A container that podman made before it failed goes too.
+		_ = exec.CommandContext(context.WithoutCancel(ctx), p.Program(), p.Args("rm", "--force", k.Container)...).Run()
 		undo()
 		return RunReply{}, runErrorf("riff cannot start the container %s: %s: %s", k.Container, err, strings.TrimSpace(string(out)))
 	}

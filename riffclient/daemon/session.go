@@ -105,6 +105,10 @@ func (s *session) keepAlive() {
 		fact, _ := files.ReadFact(s.id())
 		alive := fact.Alive(s.kept.URI, time.Now().UnixMilli())
 		alive.Container = true
+		// The container runs the riff that the daemon bound at its start:
+		// it keeps the mark of an old riff until the daemon starts again
+		// after its last session.
+		alive.Binary = &wire.Binary{Build: s.d.c.Client.Build().String(), Replaced: s.d.c.Replaced != nil && s.d.c.Replaced()}
 		_, _ = riffclient.Send(s.ctx, s.d.c.Client, alive)
 		select {
 		case <-s.ctx.Done():
