@@ -55,12 +55,12 @@ const (
 	defaultCPUs   = "2"
 )
 
-// machineCommands are the commands under Machine in riff --help.
-func machineCommands() []command {
-	return []command{
-		{
-			name: "daemon", usage: "daemon install | daemon status | daemon run", short: "the riff daemon: it runs items in containers",
-			long: `The riff daemon of this machine runs each work item in a podman container
+// daemonCommand is riff daemon, under Get started in riff --help: the
+// guide's riff init installs the unit of the daemon.
+func daemonCommand() command {
+	return command{
+		name: "daemon", usage: "daemon install | daemon status | daemon run", short: "the riff daemon: it runs items in containers",
+		long: `The riff daemon of this machine runs each work item in a podman container
 of its own (see docs/daemon.md).
 
 riff daemon install   writes the systemd user unit riff.service and starts it again
@@ -71,15 +71,19 @@ Env: RIFF_PODMAN (the podman program), RIFF_PODMAN_OPTIONS (global options
 of podman), RIFF_PODMAN_RUN_OPTIONS (options of each podman run),
 RIFF_SESSION_MEMORY and RIFF_SESSION_CPUS (the caps, 4g and 2 by default).
 `,
-			subcommands: []command{
-				{name: "install", usage: "install", flags: noFlags((*cli).daemonInstall)},
-				{name: "status", usage: "status", flags: noFlags((*cli).daemonStatus)},
-				{name: "run", usage: "run", flags: noFlags((*cli).daemonRun)},
-			},
+		subcommands: []command{
+			{name: "install", usage: "install", flags: noFlags((*cli).daemonInstall)},
+			{name: "status", usage: "status", flags: noFlags((*cli).daemonStatus)},
+			{name: "run", usage: "run", flags: noFlags((*cli).daemonRun)},
 		},
-		{
-			name: "run", usage: "run ITEM [--prompt TEXT]", short: "run a work item in a container of the riff daemon",
-			long: `riff run ITEM, in a clone of the repository: the riff daemon of this
+	}
+}
+
+// runCommand is riff run, under Work in the riff in riff --help.
+func runCommand() command {
+	return command{
+		name: "run", usage: "run ITEM [--prompt TEXT]", short: "run a work item in a container of the riff daemon",
+		long: `riff run ITEM, in a clone of the repository: the riff daemon of this
 machine registers a worker session with your sign-in, claims ITEM for it,
 makes a clone with --reference to this clone, and starts claude in a
 podman container of the session image that riff.toml pins on the default
@@ -87,12 +91,11 @@ branch of origin. The session ends at the end of its first turn.
 
   --prompt TEXT   the first prompt of the worker (a default names the item)
 `,
-			flags: func(fs *flag.FlagSet) action {
-				prompt := fs.String("prompt", "", "the first prompt of the worker")
-				return func(c *cli, ctx context.Context, args []string) error { return c.runItem(ctx, args, *prompt) }
-			},
-			interspersed: true,
+		flags: func(fs *flag.FlagSet) action {
+			prompt := fs.String("prompt", "", "the first prompt of the worker")
+			return func(c *cli, ctx context.Context, args []string) error { return c.runItem(ctx, args, *prompt) }
 		},
+		interspersed: true,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -32,7 +33,10 @@ const (
 
 // ErrNewRiff ends [Daemon.Run] when a new riff is on disk and the daemon
 // owns no session: the unit starts it again on the new riff.
-var ErrNewRiff = errors.New("riff daemon: a new riff is on disk, and no session runs. The daemon starts again on it.")
+var ErrNewRiff = errors.New("a new riff is on disk, and the daemon owns no session")
+
+// NewRiffLine is the line of the log when the daemon ends for a new riff.
+const NewRiffLine = "riff daemon: a new riff is on disk, and no session runs. The daemon starts again on it."
 
 // Config is the setting of a daemon.
 type Config struct {
@@ -184,7 +188,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		n := d.count()
 		if n == 0 {
-			d.c.Log.Info(ErrNewRiff.Error())
+			d.c.Log.Info(NewRiffLine)
 			d.stopAll()
 			return ErrNewRiff
 		}
@@ -273,7 +277,7 @@ func listenUnix(path string) (net.Listener, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("the path of the socket %s has %d bytes, more than the %d of a unix socket: set RIFF_HOME to a shorter folder", path, len(path), maxSocketPath)
 	}
-	if err := os.MkdirAll(dirOf(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("make the folder of the socket %s: %w", path, err)
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
@@ -291,12 +295,3 @@ func listenUnix(path string) (net.Listener, error) {
 
 // maxSocketPath is the longest path of a unix socket on Linux and BSD.
 const maxSocketPath = 104
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			return path[:i]
-		}
-	}
-	return "."
-}

@@ -297,13 +297,11 @@ func (s *session) save() {
 func (s *session) waitContainer() {
 	p := s.d.c.Podman
 	for {
-		cmd := exec.CommandContext(s.ctx, p.Program(), p.Args("wait", s.kept.Container)...)
-		out, err := cmd.Output()
+		err := exec.CommandContext(s.ctx, p.Program(), p.Args("wait", s.kept.Container)...).Run()
 		if s.ctx.Err() != nil {
 			return
 		}
 		if err == nil || !running(s.ctx, p, s.kept.Container) {
-			_ = out
 			break
 		}
 		// podman wait failed while the container runs: look again.

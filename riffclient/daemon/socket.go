@@ -104,21 +104,17 @@ func forward[R any, C any](mux *http.ServeMux, s *session, call func(C) wire.Cal
 	var zero C
 	path := call(zero).Path()
 	mux.HandleFunc("POST "+path, s.asSession(func(ctx context.Context, me name.SessionURI, body []byte) (any, error) {
-		var c C
-		if err := json.Unmarshal(body, &c); err != nil {
-			return nil, wire.Refuse(wire.BadRequest, "the call is no JSON that riff can read: %v", err)
-		}
-		body, _ = json.Marshal(c)
 		// me of the call is the session, at the place that the daemon
 		// gave it.
 		var fields map[string]json.RawMessage
-		_ = json.Unmarshal(body, &fields)
-		uri, _ := json.Marshal(me)
-		fields["me"] = uri
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return nil, wire.Refuse(wire.BadRequest, "the call is no JSON object that riff can read: %v", err)
+		}
+		fields["me"], _ = json.Marshal(me)
 		body, _ = json.Marshal(fields)
 		var named C
 		if err := json.Unmarshal(body, &named); err != nil {
-			return nil, err
+			return nil, wire.Refuse(wire.BadRequest, "the call is no JSON that riff can read: %v", err)
 		}
 		return riffclient.Send(ctx, s.d.c.Client, call(named))
 	}))
