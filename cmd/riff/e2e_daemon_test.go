@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,15 +20,19 @@ import (
 // daemonWorld is one machine with a daemon: its binaries, its env, a
 // bare origin and a main clone with a riff.toml.
 type daemonWorld struct {
-	t      *testing.T
-	bin    string
-	srv    *riffServer
-	env    []string
-	main   string
-	origin string
-	podLog string
-	input  string
-	state  string
+	t   *testing.T
+	bin string
+	// daemonRiff is the riff of the daemon and of the relay in its
+	// containers: a build with the race detector.
+	daemonRiff string
+	pods       string
+	srv        *riffServer
+	env        []string
+	main       string
+	origin     string
+	podLog     string
+	input      string
+	state      string
 }
 
 const testImage = "localhost/riff-session@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -54,8 +60,9 @@ func newDaemonWorldAt(t *testing.T, script string, start func(bin string) *riffS
 	if start == nil {
 		start = func(bin string) *riffServer { return startServer(t, bin, freePort(t), t.TempDir()) }
 	}
-	w := &daemonWorld{t: t, bin: bin, srv: start(bin)}
+	w := &daemonWorld{t: t, bin: bin, srv: start(bin), daemonRiff: raceRiff(t)}
 	root := t.TempDir()
+	w.pods = filepath.Join(root, "containers")
 	w.origin = filepath.Join(root, "origin.git")
 	w.main = filepath.Join(root, "app")
 	w.podLog = filepath.Join(root, "podman.log")
@@ -96,18 +103,42 @@ func newDaemonWorldAt(t *testing.T, script string, start func(bin string) *riffS
 		"RIFF_PODMAN=" + filepath.Join(bin, "podmanfake"),
 		"RIFF_PODMAN_OPTIONS=--runtime=runc --cgroup-manager=cgroupfs",
 		"RIFF_PODMAN_RUN_OPTIONS=--ulimit nofile=1024:1024 --ulimit nproc=1000:1000 --network host",
-		"RIFF_DAEMON_RIFF=" + filepath.Join(bin, "riff"),
-		"PODMANFAKE_DIR=" + filepath.Join(root, "containers"), "PODMANFAKE_LOG=" + w.podLog, "PODMANFAKE_PATH=" + claudeDir,
+		"RIFF_DAEMON_RIFF=" + w.daemonRiff,
+		"PODMANFAKE_DIR=" + w.pods, "PODMANFAKE_LOG=" + w.podLog, "PODMANFAKE_PATH=" + claudeDir,
 		"CLAUDEFAKE_SCRIPT=" + script, "CLAUDEFAKE_INPUT=" + w.input,
 		"GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com",
 	}
 	return w
 }
 
+// raceBuild is the riff of the daemon tests, built once with -race.
+var raceBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// raceRiff gives the riff of the daemon tests: a build with the race
+// detector, so that a race of the daemon or of the relay fails them.
+func raceRiff(t *testing.T) string {
+	t.Helper()
+	raceBuild.once.Do(func() {
+		raceBuild.path = filepath.Join(builtDir, "race", "riff")
+		cmd := exec.Command("go", "build", "-race", "-o", raceBuild.path, ".")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			raceBuild.err = fmt.Errorf("go build -race: %v\n%s", err, out)
+		}
+	})
+	if raceBuild.err != nil {
+		t.Fatal(raceBuild.err)
+	}
+	return raceBuild.path
+}
+
 // startDaemon starts riff daemon run, and waits until it runs.
 func (w *daemonWorld) startDaemon() *proc {
 	w.t.Helper()
-	cmd := exec.Command(filepath.Join(w.bin, "riff"), "daemon", "run")
+	cmd := exec.Command(w.daemonRiff, "daemon", "run")
 	cmd.Dir = w.main
 	cmd.Env = append(riffEnv(w.srv.url(), ""), w.env...)
 	p := &proc{t: w.t, cmd: cmd, done: make(chan struct{}), what: "riff daemon run", limit: 60 * time.Second}
@@ -121,8 +152,16 @@ func (w *daemonWorld) startDaemon() *proc {
 	}()
 	w.t.Cleanup(func() {
 		p.stop()
-		if w.t.Failed() {
+		if strings.Contains(p.stderr.String(), "DATA RACE") {
+			w.t.Errorf("the race detector found a race in riff daemon run:\n%s", p.stderr.String())
+		} else if w.t.Failed() {
 			w.t.Logf("riff daemon run:\n%s", p.stderr.String())
+		}
+		logs, _ := filepath.Glob(filepath.Join(w.pods, "logs", "*.log"))
+		for _, l := range logs {
+			if b, _ := os.ReadFile(l); strings.Contains(string(b), "DATA RACE") {
+				w.t.Errorf("the race detector found a race in riff relay of a container:\n%s", b)
+			}
 		}
 	})
 	p.waitErr("riff daemon runs")
@@ -440,7 +479,7 @@ func TestGivenANewRiffOnDiskWhenTheDaemonOwnsASessionThenItStartsAgainOnlyAfterI
 	w.env = append(w.env, "RIFF_DAEMON_NEW_RIFF_EVERY=50ms")
 	// The daemon runs a riff of its own, which the test replaces.
 	daemonRiff := filepath.Join(dir, "riff")
-	if err := copyFile(filepath.Join(w.bin, "riff"), daemonRiff); err != nil {
+	if err := copyFile(w.daemonRiff, daemonRiff); err != nil {
 		t.Fatal(err)
 	}
 	w.riff("resume", "--riff")

@@ -5,7 +5,7 @@
 // the env of --env, the paths of its --volume binds mapped to the host,
 // and $PODMANFAKE_PATH before the PATH of the host. It knows run
 // --detach, wait, container inspect, rm and import; $PODMANFAKE_DIR
-// holds its containers.
+// holds its containers, and in logs/ the output of each.
 package main
 
 import (
@@ -143,7 +143,9 @@ func runContainer(dir string, args []string) int {
 	self, _ := os.Executable()
 	c := exec.Command(self, "--container", cdir)
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	logf, _ := os.Create(filepath.Join(cdir, "log"))
+	// The log of the container outlives its rm, for the test to read.
+	_ = os.MkdirAll(filepath.Join(dir, "logs"), 0o700)
+	logf, _ := os.Create(filepath.Join(dir, "logs", name+".log"))
 	c.Stdout, c.Stderr = logf, logf
 	if err := c.Start(); err != nil {
 		return 125
