@@ -140,7 +140,8 @@ func TestDaemonEndToEndWithPodmanAndClaudeCode(t *testing.T) {
 		}
 	}()
 
-	w := &daemonWorld{t: t, bin: bin, srv: startServer(t, bin, freePort(t), t.TempDir())}
+	// The static riff is the daemon's and the one bound in the container.
+	w := &daemonWorld{t: t, bin: bin, srv: startServer(t, bin, freePort(t), t.TempDir()), daemonRiff: static}
 	root := t.TempDir()
 	w.origin, w.main = filepath.Join(root, "origin.git"), filepath.Join(root, "app")
 	short, err := os.MkdirTemp("", "rd")
@@ -172,12 +173,12 @@ func TestDaemonEndToEndWithPodmanAndClaudeCode(t *testing.T) {
 	git(w.main, "push", "--quiet", "origin", "main")
 	w.env = append([]string{
 		"HOME=" + home, "RIFF_HOME=" + w.state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"RIFF_PODMAN_OPTIONS=" + os.Getenv("RIFF_E2E_PODMAN_OPTIONS"),
-		"RIFF_PODMAN_RUN_OPTIONS=--ulimit nofile=1024:1024 --ulimit nproc=1000:1000 --network host",
 		"RIFF_DAEMON_RIFF=" + static, "RIFF_CLAUDE_ARGS=--allowedTools Bash",
 		"ANTHROPIC_BASE_URL=" + fake.URL(), "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
 		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
 	}, gitEnv...)
+	// The options of podman as docs/daemon.md gives them.
+	w.env = append(w.env, pageExports(t)...)
 	w.riff("resume", "--riff")
 	first := w.startDaemon()
 	out, errOut, code := w.riff("run", "issue-1")

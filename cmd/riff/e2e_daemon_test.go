@@ -101,14 +101,36 @@ func newDaemonWorldAt(t *testing.T, script string, start func(bin string) *riffS
 	w.env = []string{
 		"HOME=" + home, "RIFF_HOME=" + w.state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"RIFF_PODMAN=" + filepath.Join(bin, "podmanfake"),
-		"RIFF_PODMAN_OPTIONS=--runtime=runc --cgroup-manager=cgroupfs",
-		"RIFF_PODMAN_RUN_OPTIONS=--ulimit nofile=1024:1024 --ulimit nproc=1000:1000 --network host",
 		"RIFF_DAEMON_RIFF=" + w.daemonRiff,
 		"PODMANFAKE_DIR=" + w.pods, "PODMANFAKE_LOG=" + w.podLog, "PODMANFAKE_PATH=" + claudeDir,
 		"CLAUDEFAKE_SCRIPT=" + script, "CLAUDEFAKE_INPUT=" + w.input,
 		"GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com",
 	}
+	w.env = append(w.env, pageExports(t)...)
 	return w
+}
+
+// pageExports gives the variables of the export lines of docs/daemon.md
+// ("On a machine with no systemd"), as a person sets them.
+func pageExports(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "daemon.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		name, value, _ := strings.Cut(rest, "=")
+		env = append(env, name+"="+strings.Trim(value, `"`))
+	}
+	if len(env) != 2 {
+		t.Fatalf("docs/daemon.md has %d export lines; want the two options of podman: %v", len(env), env)
+	}
+	return env
 }
 
 // raceBuild is the riff of the daemon tests, built once with -race.
