@@ -85,3 +85,22 @@ func TestGivenNoDaemonWhenRiffDaemonStatusRunsThenItSaysThatItGaveNoAnswer(t *te
 		t.Errorf("riff daemon status with no daemon = %v %q", err, out)
 	}
 }
+
+func TestGivenNoSocketWhenRiffRelayRunsClaudeThenItSaysThatItRunsInAContainerOfTheDaemon(t *testing.T) {
+	bin := binaries(t, "", "./riff")
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"relay", "--", "claude"}, "riff relay -- claude runs in a container of the riff daemon: RIFF_SOCKET names the socket of its session, and it is not set", 1},
+		{[]string{"relay"}, "riff relay needs mcp, watch, hook, prompt or denied, or -- and the command of claude", 2},
+	} {
+		cmd := exec.Command(filepath.Join(bin, "riff"), tc.args...)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != tc.code || !strings.Contains(string(out), tc.want) {
+			t.Errorf("riff %v = %d %q; want %d and %q", tc.args, cmd.ProcessState.ExitCode(), out, tc.code, tc.want)
+		}
+	}
+}
