@@ -48,6 +48,8 @@
 //
 // riffclient/render holds the texts of the replies for a person and for
 // an agent; riffclient/commands what each command of riff that makes one
-// call does; riffclient/mcptools the tools of an agent session over MCP.
+// call does; riffclient/mcptools the tools of an agent session over MCP;
+// riffclient/top the live table of riff top, and riffclient/forge what it
+// reads of GitHub through gh.
 // A program that imports riffclient alone builds none of them.
 package riffclient

@@ -142,6 +142,11 @@ type WhoRow struct {
 	// the server's, or a file that was replaced since it started. riff top
 	// marks it ↑ and counts it on its host (docs/wire.md, who: update).
 	Update bool `json:"update,omitempty"`
+	// Unanswered says that the session is blocked and its lead gave no
+	// answer: two wakes of the lead, lead.wake minutes apart, and then
+	// lead.wake minutes more. riff top shows "the lead gave no answer"
+	// (docs/state.md, "The unanswered block").
+	Unanswered bool `json:"unanswered,omitempty"`
 }
 
 // WhoamiReply gives the URI of the caller as the server holds it, the
