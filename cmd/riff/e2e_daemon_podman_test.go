@@ -29,6 +29,7 @@ type workerModel struct {
 	sawWake int           // the requests that held the first wake
 	sawLate int           // the requests that held the second one
 	last    string        // the text of the last request of the conversation
+	claims  bool          // a request offered the claim tool of riff
 	once    map[string]bool
 }
 
@@ -50,6 +51,9 @@ func (m *workerModel) reply(r *mf.Request) mf.Reply {
 	}
 	m.mu.Lock()
 	m.last = seen
+	if _, ok := r.Tool("mcp__riff__claim"); ok || deferred(r, "mcp__riff__claim") {
+		m.claims = true
+	}
 	if strings.Contains(seen, "(message 1)") {
 		m.sawWake++
 	}
@@ -242,6 +246,11 @@ func TestDaemonEndToEndWithPodmanAndClaudeCode(t *testing.T) {
 	if sawWake == 0 {
 		t.Error("the model never saw the tell in its turn")
 	}
+	model.mu.Lock()
+	if model.claims {
+		t.Error("claude offered the claim tool of riff to a session in a container: its tools are whoami, who, threads, read, post, tell, status and blocked")
+	}
+	model.mu.Unlock()
 	if sawLate != 0 {
 		t.Logf("claude asked the model %d times for a second turn before the relay stopped it", sawLate)
 	}

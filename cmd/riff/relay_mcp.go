@@ -98,7 +98,11 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc,
 	})
 	server := mcp.NewServer(&mcp.Implementation{Name: "riff", Version: c.build.Display()}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
-	mcptools.Add(server, tools)
+	if sock != "" {
+		mcptools.AddContainer(server, tools)
+	} else {
+		mcptools.Add(server, tools)
+	}
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log, Hosted: sock != "",
 		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
