@@ -86,13 +86,16 @@ type cli struct {
 	// errColor says that stderr takes color.
 	errColor bool
 	client   *riffclient.Client
+	// clientOpts are the options of client: riff chat makes a client of
+	// its own whose notes show above its prompt.
+	clientOpts riffclient.Options
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
 	signin *signin.Machine
 	// serverFrom says where the server choice comes from.
 	serverFrom string
 	// paint is the look of the styles of stdout; nil when it takes no
-	// color. riff top paints its own lines with it.
+	// color. riff top and riff chat paint their own lines with it.
 	paint render.Paint
 	// quietNotes drops the lines of the client on stderr (the wait line,
 	// the note of builds) while riff top draws a live table.
@@ -253,6 +256,7 @@ func (c *cli) setup() error {
 	c.signin = c.openSignIn(u, copts)
 	copts.Auth = c.auth()
 	c.client = riffclient.New(u, copts)
+	c.clientOpts = copts
 	return nil
 }
 

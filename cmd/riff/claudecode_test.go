@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -318,10 +320,28 @@ func interactiveStart(t *testing.T, claude, dir, home string, env []string) stri
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
-	if out, err := exec.Command(tmux, "-S", sock, "new-session", "-d", "-s", "claude", "-x", "120", "-y", "40", "-c", dir, "sh "+script).CombinedOutput(); err != nil {
+	out, err := exec.Command(tmux, "-S", sock, "new-session", "-d", "-s", "claude", "-x", "120", "-y", "40", "-c", dir, "-P", "-F", "#{pane_pid}", "sh "+script).CombinedOutput()
+	if err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
+	// The pane's process is claude (the script execs it): the cleanup
+	// waits until it is gone, so that it writes no more into the home
+	// that the test removes.
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("tmux gave no pid of its pane: %q", out)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command(tmux, "-S", sock, "kill-server").Run()
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if syscall.Kill(pid, 0) == nil {
+			t.Logf("the claude of the terminal did not exit in 10 s after the end of tmux: killed")
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	pane := func() string {
 		out, _ := exec.Command(tmux, "-S", sock, "capture-pane", "-p", "-t", "claude").Output()
 		return string(out)

@@ -43,8 +43,11 @@ var (
 func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing.T) {
 	t.Parallel()
 	page := readAgentsPage(t)
-	bin := buildRiff(t, "riff", "riff-server")
+	if testing.Short() {
+		t.Skip("the test with Claude Code builds binaries and installs Claude Code")
+	}
 	claude := claudeCode(t)
+	bin := buildRiff(t, "riff", "riff-server")
 	srv := startServer(t, bin, freePort(t), t.TempDir())
 
 	// The set-up of the page: the files of the repository, the trust of
@@ -135,17 +138,22 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	// The env of Claude Code: no variable of a session. PATH has riff
 	// (the page: riff on your PATH) and git. RIFF_KEEPALIVE_EVERY is the
 	// cadence of the test in place of a minute.
+	// The temp folder of Claude Code (its notes of each session, the
+	// sockets of its children) is the test's: short, as a socket path must
+	// be.
+	tmp, err := os.MkdirTemp("", "cc-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
 	env := []string{
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TMPDIR=" + tmp,
 		"HOME=" + home, "USER=mike", "TERM=dumb",
 		"RIFF_HOST=pangolin", "RIFF_SERVER=" + srv.url(), "RIFF_HOME=" + riffHome, testLocalEnv + "=http://127.0.0.1:1",
 		keepAliveEnv + "=1s",
 		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
 		"ANTHROPIC_BASE_URL=" + fake.URL(), "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
-	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Errorf(format, args...)
 	}
 	dump := func(run *claudeRun) {
 		if t.Failed() {
@@ -168,10 +176,11 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	list.Dir, list.Env = repo, env
 	mcpList, err := list.CombinedOutput()
 	if err != nil || !strings.Contains(string(mcpList), "riff: riff relay mcp - ✔ Connected") {
-		fail("claude mcp list with the set-up of the page: %v\n%s\nwant riff Connected (approved)", err, mcpList)
+		t.Errorf("claude mcp list with the set-up of the page: %v\n%s\nwant riff Connected (approved)", err, mcpList)
 	}
 
-	run := startClaude(t, claude, repo, env, "-p", promptTake)
+	debugLog := filepath.Join(t.TempDir(), "debug.log")
+	run := startClaude(t, claude, repo, env, "-p", "--debug-file", debugLog, promptTake)
 	defer dump(run)
 	var take mf.Turn
 	waitFor(t, 90*time.Second, "Claude Code runs the plan of the prompt (the riff tools, then a Monitor)", func() (bool, string) {
@@ -204,32 +213,32 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	deferred := strings.Join(first.Deferred(), "\n") + "\n"
 	for _, name := range riffTools {
 		if tool, offered := first.Tool(name); offered && !tool.DeferLoading {
-			fail("the first request offers %s with no ToolSearch", name)
+			t.Errorf("the first request offers %s with no ToolSearch", name)
 		}
 		if !strings.Contains(deferred, name+"\n") {
-			fail("the first request does not name the deferred tool %s; it defers:\n%s", name, deferred)
+			t.Errorf("the first request does not name the deferred tool %s; it defers:\n%s", name, deferred)
 		}
 	}
 	if take.Calls[0].Name != mf.ToolSearch {
-		fail("the first call of the turn is %s; want ToolSearch", take.Calls[0].Name)
+		t.Errorf("the first call of the turn is %s; want ToolSearch", take.Calls[0].Name)
 	}
 	last := reqs[len(reqs)-1]
 	for _, name := range relayTools {
 		tool, ok := last.Tool("mcp__riff__" + name)
 		if !ok {
-			fail("after ToolSearch, Claude Code offers no tool mcp__riff__%s", name)
+			t.Errorf("after ToolSearch, Claude Code offers no tool mcp__riff__%s", name)
 			continue
 		}
 		want := golden[name]
 		if tool.Description != want.Description {
-			fail("mcp__riff__%s has the description %q; riff gives %q", name, tool.Description, want.Description)
+			t.Errorf("mcp__riff__%s has the description %q; riff gives %q", name, tool.Description, want.Description)
 		}
 		if d := sameJSON(want.InputSchema, tool.InputSchema); d != "" {
-			fail("mcp__riff__%s has a schema other than riff's (-riff +offered):\n%s", name, d)
+			t.Errorf("mcp__riff__%s has a schema other than riff's (-riff +offered):\n%s", name, d)
 		}
 	}
 	if len(golden) != 16 || len(relayTools) != 16 {
-		fail("riff has %d tools in its golden list and %d in the test; want 16", len(golden), len(relayTools))
+		t.Errorf("riff has %d tools in its golden list and %d in the test; want 16", len(golden), len(relayTools))
 	}
 
 	// The CLI's texts, and the session that Claude Code named.
@@ -242,14 +251,20 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		t.Fatalf("whoami gave no session: %q", results["mcp__riff__whoami"].Result)
 	}
 	session := m[1]
+	// whoami ran before the claim: its first line (the session) is the
+	// CLI's.
+	cli := riff("--session", session, "whoami")
+	if tool := results["mcp__riff__whoami"].Result; strings.SplitN(tool, "\n", 2)[0] != strings.SplitN(cli, "\n", 2)[0] || !strings.Contains(tool, "\nriff     running\n") {
+		t.Errorf("whoami gave\n%s\nriff whoami of the session prints\n%s", tool, cli)
+	}
 	if got := results["mcp__riff__claim"].Result; got != "You hold issue-7 in acme/app." {
-		fail("claim gave %q; want the CLI's text", got)
+		t.Errorf("claim gave %q; want the CLI's text", got)
 	}
 	if got := results["mcp__riff__post"].Result; got != "Posted #1 in acme/app." {
-		fail("post gave %q; want the CLI's text", got)
+		t.Errorf("post gave %q; want the CLI's text", got)
 	}
 	if out := run.out.String(); strings.Contains(out, "Ignoring") {
-		fail("claude dropped a part of the settings of the page:\n%s", out)
+		t.Errorf("claude dropped a part of the settings of the page:\n%s", out)
 	}
 
 	// The facts of the hooks: the turn ended with a claim held.
@@ -281,11 +296,11 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
 	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "session="+session) {
-		fail("the second relay is not the session %s: %v %+v", session, err, res)
+		t.Errorf("the second relay is not the session %s: %v %+v", session, err, res)
 	}
 	_ = cs.Close()
 	if r := row(); !strings.Contains(r, "claim=issue-7") {
-		fail("a second relay of the session exited, and the live session lost its row or its claim: %q", r)
+		t.Errorf("a second relay of the session exited, and the live session lost its row or its claim: %q", r)
 	}
 
 	// The wake: a tell of the person comes to the Monitor as a
@@ -310,10 +325,10 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	})
 	t.Logf("the tell came to the model as a <task-notification> %s after riff tell", woke.Round(time.Millisecond))
 	if !strings.Contains(wake.Prompt, "direct message") {
-		fail("the <task-notification> has no wake line of a direct message:\n%s", wake.Prompt)
+		t.Errorf("the <task-notification> has no wake line of a direct message:\n%s", wake.Prompt)
 	}
 	if !strings.Contains(wake.Calls[0].Result, tellText) {
-		fail("read after the wake gave %q; want the tell %q", wake.Calls[0].Result, tellText)
+		t.Errorf("read after the wake gave %q; want the tell %q", wake.Calls[0].Result, tellText)
 	}
 
 	// The end at exit: TaskStop ends the Monitor, -p ends, and the claim
@@ -324,8 +339,21 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 		return !strings.Contains(r, "claim=issue-7"), r
 	})
 	t.Logf("issue-7 was free %s after claude exited", time.Since(run.exited).Round(time.Millisecond))
+	hooksRan(t, debugLog, "riff relay hook", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+	// The relay's last line, which Claude Code no longer keeps once its
+	// server is gone, is in relay.log of the local folder.
+	waitFor(t, 10*time.Second, "relay.log has the end of the session", func() (bool, string) {
+		raw, _ := os.ReadFile(filepath.Join(riffHome, "state", "relay.log"))
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.Contains(line, "ended the session") && strings.Contains(line, session) {
+				return true, ""
+			}
+		}
+		return false, string(raw)
+	})
 	if errs := agent.Errors(); len(errs) > 0 {
-		fail("the stand-in could not follow its plan: %q", errs)
+		t.Errorf("the stand-in could not follow its plan: %q", errs)
 	}
 
 	// Auto mode: the riff tools run with no classifier call; a push that
@@ -333,8 +361,10 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 	// With a stand-in, Claude Code asks the classifier itself
 	// (CLAUDE_CODE_AUTO_MODE_SERVER=0), not the server.
 	before := len(fake.Requests())
-	auto := startClaude(t, claude, repo, append(append([]string(nil), env...), "CLAUDE_CODE_AUTO_MODE_SERVER=0"), "-p", "--permission-mode", "auto", promptPush)
+	autoLog := filepath.Join(t.TempDir(), "debug.log")
+	auto := startClaude(t, claude, repo, append(append([]string(nil), env...), "CLAUDE_CODE_AUTO_MODE_SERVER=0"), "-p", "--permission-mode", "auto", "--debug-file", autoLog, promptPush)
 	auto.wait(t, 90*time.Second)
+	hooksRan(t, autoLog, "riff relay denied", "PermissionDenied")
 	var classified []string
 	var pushed bool
 	for _, r := range fake.Requests()[before:] {
@@ -346,33 +376,66 @@ func TestGivenTheAgentsPageWhenClaudeCodeFollowsItThenTheSessionWorks(t *testing
 			if c.Name == "Bash" && c.Done {
 				pushed = true
 				if !c.IsError || !strings.Contains(c.Result, "denied by the Claude Code auto mode classifier") {
-					fail("the push in auto mode gave %q; want the refusal of the classifier", c.Result)
+					t.Errorf("the push in auto mode gave %q; want the refusal of the classifier", c.Result)
 				}
 			}
 		}
 	}
 	if !pushed {
-		fail("the push in auto mode was not called\n%s", auto.out.String())
+		t.Errorf("the push in auto mode was not called\n%s", auto.out.String())
 	}
 	for _, action := range classified {
 		if !strings.Contains(action, `"Bash"`) {
-			fail("auto mode asked the classifier about %s; want only the push (a riff tool is allowed by the page)", action)
+			t.Errorf("auto mode asked the classifier about %s; want only the push (a riff tool is allowed by the page)", action)
 		}
 	}
 	if len(classified) == 0 {
-		fail("auto mode asked no classifier about the push")
+		t.Errorf("auto mode asked no classifier about the push")
 	}
 	waitFor(t, 30*time.Second, "riff denials counts the refusal", func() (bool, string) {
 		out := riff("denials")
 		return strings.Contains(out, `reason="[Production Deploy]" tool=Bash head="git push"`), out
 	})
 	if errs := agent.Errors(); len(errs) > 0 {
-		fail("the stand-in could not follow its plan: %q", errs)
+		t.Errorf("the stand-in could not follow its plan: %q", errs)
 	}
 
 	// The interactive start of a person: no trust dialog, no approval of
 	// the riff server, and /mcp shows it connected with its 16 tools.
 	if shown := interactiveStart(t, claude, repo, home, env); shown != "" && !regexp.MustCompile(`✔ riff\s+16 tools`).MatchString(shown) {
-		fail("/mcp of the interactive claude does not show riff connected with 16 tools:\n%s", shown)
+		t.Errorf("/mcp of the interactive claude does not show riff connected with 16 tools:\n%s", shown)
+	}
+}
+
+// hookRE is the line of the debug log of Claude Code 2.1.332 for a hook
+// that ran: "Hooks: PreToolUse:Bash [riff relay hook] finished with
+// status 0 (21ms)".
+var hookRE = regexp.MustCompile(`Hooks: (\w+)(?::\S*)? \[([^\]]+)\] finished with status (\d+)`)
+
+// hooksRan checks in the debug log of a claude that command ran as the
+// hook of each event, and that each hook of riff exited 0.
+func hooksRan(t *testing.T, debugLog, command string, events ...string) {
+	t.Helper()
+	raw, err := os.ReadFile(debugLog)
+	if err != nil {
+		t.Errorf("the debug log of claude: %v", err)
+		return
+	}
+	ran := map[string]bool{}
+	for _, m := range hookRE.FindAllStringSubmatch(string(raw), -1) {
+		if !strings.HasPrefix(m[2], "riff ") {
+			continue
+		}
+		if m[3] != "0" {
+			t.Errorf("the %s hook %q exited %s", m[1], m[2], m[3])
+		}
+		if m[2] == command {
+			ran[m[1]] = true
+		}
+	}
+	for _, e := range events {
+		if !ran[e] {
+			t.Errorf("the debug log of claude has no %s hook %q that ran; it ran %v", e, command, ran)
+		}
 	}
 }

@@ -95,7 +95,7 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	}
 	tools := mcptools.New(mcptools.Options{
 		Client: c.client, Dir: r.dir, Me: c.sessionAt,
-		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc,
+		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc, Earlier: c.earlierLine, EarlierOfClone: c.earlierOfClone,
 	})
 	server := mcp.NewServer(&mcp.Implementation{Name: "riff", Version: c.build.Display()}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
 	if sock != "" {

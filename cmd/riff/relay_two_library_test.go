@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,10 +41,15 @@ func startLibraryRelay(t *testing.T, server string, me name.SessionURI) *library
 	mcptools.Add(s, tools)
 	st, ct := mcp.NewInMemoryTransports()
 	r := &libraryRelay{t: t, done: make(chan error, 1), log: &syncBuffer{}}
+	// The first keep-alive goes at once, on a goroutine of its own: the
+	// test waits for its reply, so that a move of the clock comes after it.
+	alive := make(chan struct{})
+	var once sync.Once
 	go func() {
 		r.done <- tools.Serve(context.Background(), s, st, mcptools.Life{Name: "relay", Log: slog.New(slog.NewJSONHandler(r.log, nil)),
 			KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
-				door.KeepAlive{Client: client, Me: me, Every: time.Hour, Relay: relay}.Run(ctx)
+				door.KeepAlive{Client: client, Me: me, Every: time.Hour, Relay: relay,
+					OnReply: func(wire.AliveReply) { once.Do(func() { close(alive) }) }}.Run(ctx)
 			}})
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "0"}, nil).Connect(context.Background(), ct, nil)
@@ -52,6 +58,11 @@ func startLibraryRelay(t *testing.T, server string, me name.SessionURI) *library
 	}
 	r.cs = cs
 	t.Cleanup(func() { _ = cs.Close() })
+	select {
+	case <-alive:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay sent no keep-alive")
+	}
 	return r
 }
 

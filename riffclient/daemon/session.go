@@ -41,6 +41,8 @@ type session struct {
 	mu      sync.Mutex
 	kept    Kept
 	pending []wire.Wake
+	// riff is the ID of the riff of the watch, as its stream names it.
+	riff string
 	more    chan struct{}
 	// ending is set once the end of the session runs.
 	ending bool
@@ -124,6 +126,11 @@ func (s *session) keepAlive() {
 func (s *session) watch() {
 	_ = s.d.c.Client.Watch(s.ctx, wire.Watch{Me: s.kept.URI}, func(e riffclient.Event) error {
 		if e.Type == wire.EventWake && e.Wake != nil && e.Wake.Seq > 0 {
+			s.mu.Lock()
+			// The woke marks are of one riff: a new riff on the same
+			// address starts them again.
+			s.riff = e.Riff
+			s.mu.Unlock()
 			s.wake(*e.Wake)
 		}
 		return nil
@@ -132,20 +139,21 @@ func (s *session) watch() {
 
 // given says whether a wake went to the session already (into its input,
 // or as the direct answer): the woke marks of the daemon's folder hold
-// the newest seq of each thread.
+// the newest seq of each thread of the riff. The caller holds mu.
 func (s *session) given(w wire.Wake) bool {
 	woke, err := s.d.files.ReadWoke(s.id())
-	return err == nil && woke[w.Thread] >= w.Seq
+	return err == nil && woke.Riff == s.riff && woke.Seqs[w.Thread] >= w.Seq
 }
 
-// markGiven keeps the mark of a wake that went to the session.
+// markGiven keeps the mark of a wake that went to the session. The
+// caller holds mu.
 func (s *session) markGiven(w wire.Wake) {
 	woke, err := s.d.files.ReadWoke(s.id())
 	if err != nil {
 		woke = door.Woke{}
 	}
-	if woke[w.Thread] < w.Seq {
-		woke[w.Thread] = w.Seq
+	if !woke.Take(s.riff, w.Thread, w.Seq) {
+		return
 	}
 	if err := s.d.files.WriteWoke(s.id(), woke); err != nil {
 		s.d.c.Log.Warn("riff daemon cannot keep the mark of a wake: it may come twice", "session", s.id(), "error", err.Error())
@@ -239,12 +247,13 @@ func (s *session) turnEnded(unseen []wire.Wake) {
 // answer gives a message that came after the end of the work the direct
 // answer of the daemon: once for each sender, none later.
 func (s *session) answer(w wire.Wake) {
+	s.mu.Lock()
 	s.markGiven(w)
 	to, ok := senderOf(w.From)
 	if !ok {
+		s.mu.Unlock()
 		return
 	}
-	s.mu.Lock()
 	for _, a := range s.kept.Answered {
 		if a == to {
 			s.mu.Unlock()

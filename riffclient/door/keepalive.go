@@ -67,7 +67,14 @@ func (k KeepAlive) Run(ctx context.Context) {
 		alive := fact.Alive(k.Me, now().UnixMilli())
 		alive.Binary = &wire.Binary{Build: k.Client.Build().String(), Replaced: self.replaced()}
 		alive.Relay = k.Relay
-		reply, err := riffclient.Send(ctx, k.Client, alive)
+		// A keep-alive in flight is not cut off by the end of ctx: a cut
+		// request may still reach the server after the end of the relay
+		// that the owner sends next, and mark that relay live again for
+		// 3 minutes (a relay that ends at once, as the second relay of
+		// claude mcp list does, is in its first keep-alive).
+		sendCtx, done := afterEnd(ctx, endGrace)
+		reply, err := riffclient.Send(sendCtx, k.Client, alive)
+		done()
 		if err == nil && k.OnReply != nil {
 			k.OnReply(reply)
 		}
@@ -76,6 +83,29 @@ func (k KeepAlive) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// endGrace bounds the wait for a keep-alive in flight at the end of its
+// context.
+const endGrace = 5 * time.Second
+
+// afterEnd gives a context that ends grace after ctx ends, or at done.
+// The goroutine that waits for the grace ends at done.
+func afterEnd(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-out.Done():
+		}
+	})
+	return out, func() {
+		stop()
+		cancel()
 	}
 }
 

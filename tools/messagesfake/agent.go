@@ -151,9 +151,12 @@ func (a *Agent) reply(r *Request) Reply {
 		}
 		return Reply{Calls: []ToolUse{{Name: ToolSearch, Input: map[string]any{"query": query}}}}
 	}
-	input := map[string]any{}
+	var input map[string]any
 	if step.Input != nil {
 		input = step.Input(r, done)
+	}
+	if input == nil {
+		input = map[string]any{}
 	}
 	if err := CheckInput(tool.InputSchema, input); err != nil {
 		return a.fail("plan %q: the input of %s does not fit its schema: %v", plan.Name, step.Tool, err)

@@ -290,3 +290,26 @@ func TestGivenARequestOfTheClassifierWhenItIsReadThenItsActionIsTheLastEntry(t *
 		t.Errorf("a request of a title is taken for the classifier")
 	}
 }
+
+// TestGivenAPlanFileWithABlockWhenTheClassifierAsksThenItBlocksOnlyThatAction:
+// the JSON form of an agent answers the classifier by its rules.
+func TestGivenAPlanFileWithABlockWhenTheClassifierAsksThenItBlocksOnlyThatAction(t *testing.T) {
+	a, err := ReadAgent(strings.NewReader(`{"plans": [{"when": "push", "steps": [{"tool": "Bash", "input": {"command": "git push"}, "refused": true}]}],
+		"block": [{"contains": "git push", "rule": "Production Deploy"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(action string) string {
+		text, _ := json.Marshal("<transcript>\n{\"user\":\"push\"}\n" + action + "\n</transcript>\nRespond with <severity>N</severity> ONLY.")
+		return a.reply(&Request{Messages: []Message{{Role: "user", Content: text}}}).Text
+	}
+	if got := ask(`{"Bash":"git push origin v3.2.0"}`); got != "<severity>90</severity><category>Production Deploy</category>" {
+		t.Errorf("the push gave %q", got)
+	}
+	if got := ask(`{"Bash":"git status"}`); got != "<severity>5</severity>" {
+		t.Errorf("another action gave %q", got)
+	}
+	if len(a.Plans) != 1 || a.Plans[0].When("please push") != true || a.Plans[0].When("pull") || !a.Plans[0].Steps[0].Refused {
+		t.Errorf("the plan of the file is %+v", a.Plans)
+	}
+}
