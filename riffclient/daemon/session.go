@@ -43,7 +43,7 @@ type session struct {
 	pending []wire.Wake
 	// riff is the ID of the riff of the watch, as its stream names it.
 	riff string
-	more    chan struct{}
+	more chan struct{}
 	// ending is set once the end of the session runs.
 	ending bool
 }
