@@ -94,7 +94,9 @@ func TestGivenNoSocketWhenRiffRelayRunsClaudeThenItSaysThatItRunsInAContainerOfT
 		code int
 	}{
 		{[]string{"relay", "--", "claude"}, "riff relay -- claude runs in a container of the riff daemon: RIFF_SOCKET names the socket of its session, and it is not set", 1},
-		{[]string{"relay"}, "riff relay needs mcp, watch, hook, prompt or denied, or -- and the command of claude", 2},
+		{[]string{"relay", "--"}, "riff relay -- needs the command of claude", 2},
+		{[]string{"relay", "bogus"}, `riff relay knows mcp, watch, hook, prompt, denied and --, not "bogus"`, 2},
+		{[]string{"relay", "--", "claude", "--model", "x"}, "riff relay -- claude runs in a container of the riff daemon", 1},
 	} {
 		cmd := exec.Command(filepath.Join(bin, "riff"), tc.args...)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}

@@ -28,13 +28,10 @@ relay mcp keeps its log lines in relay.log of the local folder as well as
 on stderr (at most 1 MiB, then relay.log.1).
 `,
 		subcommands: relaySubcommands(),
-		// riff relay -- claude: the entrypoint of a container of the
-		// riff daemon (relay_container.go).
-		flags: relayContainerFlags,
 	}
 }
 
 // relaySubcommands are the words of riff relay.
 func relaySubcommands() []command {
-	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt(), relayDenied()}
+	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt(), relayDenied(), relayContainer()}
 }

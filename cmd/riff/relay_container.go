@@ -11,12 +11,18 @@ import (
 // daemon (docs/daemon.md, "Inside the container"): riffclient/daemon's
 // Relay over the socket that RIFF_SOCKET names.
 
-// relayContainerFlags is the action of riff relay with no subcommand:
-// the words after -- are the command of claude.
+// relayContainer is the word -- of riff relay: the words after it are
+// the command of claude. Its flags end at the first word, so the flags of
+// claude pass as they are.
+func relayContainer() command {
+	return command{name: "--", usage: "-- CLAUDE [ARGS]", flags: relayContainerFlags}
+}
+
+// relayContainerFlags runs the relay of a container.
 func relayContainerFlags(fs *flag.FlagSet) action {
 	return func(c *cli, ctx context.Context, args []string) error {
 		if len(args) == 0 {
-			return usagef("riff relay needs mcp, watch, hook, prompt or denied, or -- and the command of claude (in a container of the riff daemon)")
+			return usagef("riff relay -- needs the command of claude (in a container of the riff daemon)")
 		}
 		sock := c.env(daemon.EnvSocket)
 		if sock == "" {
