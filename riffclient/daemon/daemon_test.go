@@ -205,3 +205,62 @@ func TestGivenTheFolderOfTheDaemonWhenItStartsAgainThenItKeepsItsSession(t *test
 		t.Error(err)
 	}
 }
+
+func TestGivenASessionWhenItsClaudeFolderIsWrittenThenItHasTheHooksTheAutoModeEntriesAndTheRefusalsOfGhIssueEdit(t *testing.T) {
+	home := t.TempDir()
+	host := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(host, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(host, ".claude", ".credentials.json"), []byte(`{"claudeAiOauth":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Config{Folder: t.TempDir(), Home: host})
+	k := Kept{URI: name.SessionURI{User: "mike", Host: "thelio", Repo: "acme/app", Session: "aaaa1111-0000-0000-0000-000000000000"}}
+	if err := d.writeClaude(home, k, Settings{Sources: []string{"pypi.org"}}); err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Hooks    map[string][]struct{ Hooks []struct{ Command string } } `json:"hooks"`
+		AutoMode struct {
+			Environment []string `json:"environment"`
+		} `json:"autoMode"`
+		Permissions struct {
+			Allow, Deny []string
+		} `json:"permissions"`
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil || json.Unmarshal(b, &settings) != nil {
+		t.Fatalf("settings.json = %s %v", b, err)
+	}
+	for hook, want := range map[string]string{"PreToolUse": "/opt/riff/riff relay hook", "Stop": "/opt/riff/riff relay hook", "PermissionDenied": "/opt/riff/riff relay denied"} {
+		if h := settings.Hooks[hook]; len(h) != 1 || len(h[0].Hooks) != 1 || h[0].Hooks[0].Command != want {
+			t.Errorf("the hook %s = %+v; want %q", hook, h, want)
+		}
+	}
+	env := strings.Join(settings.AutoMode.Environment, "\n")
+	for _, want := range []string{"the GitHub owner acme", "github.com/como-technologies/riff", "ghcr.io", "the riff server of this session", "Trusted package source: pypi.org"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("autoMode.environment = %q; want an entry with %q", env, want)
+		}
+	}
+	deny := strings.Join(settings.Permissions.Deny, "\n")
+	for _, flag := range []string{"--body", "--body-file", "-b", "-F", "--title", "-t"} {
+		if !strings.Contains(deny, "Bash(gh issue edit * "+flag+"*)") || !strings.Contains(deny, "Bash(gh -R * issue edit * "+flag+"*)") {
+			t.Errorf("permissions.deny = %q; want gh issue edit %s refused, also after gh -R", deny, flag)
+		}
+	}
+	if !strings.Contains(strings.Join(settings.Permissions.Allow, " "), "Bash(gh issue comment *)") {
+		t.Errorf("permissions.allow = %v; want gh issue comment", settings.Permissions.Allow)
+	}
+	state, _ := os.ReadFile(filepath.Join(home, ".claude.json"))
+	if !strings.Contains(string(state), `"hasCompletedOnboarding":true`) {
+		t.Errorf(".claude.json = %s; want the onboarding done", state)
+	}
+	if cred, err := os.ReadFile(filepath.Join(home, ".claude", ".credentials.json")); err != nil || string(cred) != `{"claudeAiOauth":{}}` {
+		t.Errorf("the sign-in of claude in the session = %q %v; want the host's", cred, err)
+	}
+}
