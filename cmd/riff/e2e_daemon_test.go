@@ -550,3 +550,34 @@ func TestGivenANewRiffOnDiskWhenTheDaemonOwnsASessionThenItStartsAgainOnlyAfterI
 		t.Errorf("the daemon ended with %d; want 0, so that the unit starts the new riff", code)
 	}
 }
+
+func TestGivenALiveContainerWhenRiffServerStartsAgainThenTheWakeComesOnceAndTheSessionEnds(t *testing.T) {
+	dir := t.TempDir()
+	ready, goOn := filepath.Join(dir, "ready"), filepath.Join(dir, "go")
+	w := newDaemonWorld(t, "tool;touch:"+ready+";await:"+goOn+";wait-wake;push;result")
+	w.riff("resume", "--riff")
+	w.startDaemon()
+	if out, errOut, code := w.riff("run", "issue-8"); code != 0 {
+		t.Fatalf("riff run = %d %s %s", code, out, errOut)
+	}
+	waitFile(t, ready)
+	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
+	w.srv.restart()
+	// The keep-alives and the watch of the daemon come back: the session
+	// stays, and a tell reaches its input once.
+	w.until("who after the new start of riff-server", []string{"who"}, " container ")
+	if _, errOut, code := w.riff("tell", id, "after the restart"); code != 0 {
+		t.Fatalf("riff tell = %d %s", code, errOut)
+	}
+	w.waitInput("(message 1)")
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.until("the end", []string{"who", "--all"}, "ended")
+	if b, _ := os.ReadFile(w.input); strings.Count(string(b), "(message 1)") != 1 {
+		t.Errorf("the input of claude = %s; want the wake once", b)
+	}
+	if out, err := exec.Command("git", "--git-dir", w.origin, "branch", "--list", "worktree-issue-8").Output(); err != nil || !strings.Contains(string(out), "worktree-issue-8") {
+		t.Errorf("origin has no branch worktree-issue-8: %q %v", out, err)
+	}
+}
