@@ -155,7 +155,7 @@ func (v View) UnansweredFor(c Caller, now Now) []wire.UnansweredBlock {
 		for _, ref := range v.Claims(s, now) {
 			items = append(items, ref.Item)
 		}
-		out = append(out, wire.UnansweredBlock{Session: v.Marked(s, now), Items: items, Reason: b.Text, AtMs: b.AtMs})
+		out = append(out, wire.UnansweredBlock{Session: v.Marked(s, now), Items: items, Reason: b.Text, AtMs: b.AtMs, WaitSecs: (now.Ms - b.AtMs) / 1000})
 	}
 	slices.SortStableFunc(out, func(a, b wire.UnansweredBlock) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return out

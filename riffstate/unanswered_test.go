@@ -28,7 +28,7 @@ func (f *fixture) keepAlive(who ...string) *fixture { return f.seen(who...) }
 
 func TestGivenABlockedWorkerWhenFifteenMinutesPassWithNoAnswerThenTheLeadGetsASecondWake(t *testing.T) {
 	f := blockedTeam(t)
-	f.after(15*minute - second).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute-second).keepAlive("ann/wrk1", "ann/lead")
 	if due := f.s.Written().RemindsDue(f.now); len(due) != 0 {
 		t.Fatalf("second wakes due before 15 minutes = %+v; want none", due)
 	}
@@ -61,7 +61,7 @@ func TestGivenABlockedWorkerWhenFifteenMinutesPassWithNoAnswerThenTheLeadGetsASe
 	}
 
 	// 15 minutes more with no answer: unanswered.
-	f.after(15*minute - second).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute-second).keepAlive("ann/wrk1", "ann/lead")
 	if row, _ := f.rowOf("ann/wrk1", false); row.Unanswered {
 		t.Errorf("row 1 s before the end of the second wait = %+v; want no unanswered mark", row)
 	}
@@ -87,9 +87,9 @@ func TestGivenABlockedWorkerWhenFifteenMinutesPassWithNoAnswerThenTheLeadGetsASe
 
 func TestGivenAnUnansweredBlockWhenAMessageWakesTheSessionThenTheLineEndsAtOnce(t *testing.T) {
 	f := blockedTeam(t)
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	f.remindAll()
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	if row, _ := f.rowOf("ann/wrk1", false); !row.Unanswered {
 		t.Fatalf("row = %+v; want unanswered", row)
 	}
@@ -121,7 +121,7 @@ func (f *fixture) remindAll() {
 func TestGivenTheLeadWakeOfTheLeadWhenItsKeepAliveTellsItThenBothWaitsFollowIt(t *testing.T) {
 	f := blockedTeam(t)
 	Alive{LeadWakeMs: 5 * minute}.Set(f.s.presence, whoOf("ann/lead"), f.now)
-	f.after(5 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(5*minute).keepAlive("ann/wrk1", "ann/lead")
 	due := f.s.Written().RemindsDue(f.now)
 	if len(due) != 1 || due[0].AfterMs != 5*minute {
 		t.Fatalf("second wakes due after 5 minutes with lead.wake 5 = %+v; want one with a wait of 5 minutes", due)
@@ -130,7 +130,7 @@ func TestGivenTheLeadWakeOfTheLeadWhenItsKeepAliveTellsItThenBothWaitsFollowIt(t
 	if err != nil || len(effects.Messages) != 1 || !strings.HasSuffix(effects.Messages[0].Body, "has no answer after 5 minutes") {
 		t.Fatalf("remind_lead = %+v, %v; want the text \"... has no answer after 5 minutes\"", effects.Messages, err)
 	}
-	f.after(5 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(5*minute).keepAlive("ann/wrk1", "ann/lead")
 	if row, _ := f.rowOf("ann/wrk1", false); !row.Unanswered {
 		t.Errorf("row 5 minutes after the second wake with lead.wake 5 = %+v; want unanswered", row)
 	}
@@ -151,7 +151,7 @@ func TestGivenAKeepAliveWhenItsLeadWakeIsOutOfBoundsThenItIsRefused(t *testing.T
 
 func TestGivenABlockWhenItWasAnsweredOrANewBlockCameThenTheSecondWakeIsRefused(t *testing.T) {
 	f := blockedTeam(t)
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	due := f.s.Written().RemindsDue(f.now)
 	if len(due) != 1 {
 		t.Fatalf("due = %+v", due)
@@ -262,7 +262,7 @@ func TestGivenAnAnsweredBlockWhenAToolCallOfBeforeTheAnswerComesThenTheBlockStay
 
 func TestGivenABlockWithItsSecondWakeWhenTheServerStartsAgainThenTheSessionIsStillBlocked(t *testing.T) {
 	f := blockedTeam(t)
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	f.remindAll()
 	f.restart()
 	f.after(minute)
@@ -276,7 +276,7 @@ func TestGivenABlockWithItsSecondWakeWhenTheServerStartsAgainThenTheSessionIsSti
 	if due := f.s.Written().RemindsDue(f.now); len(due) != 0 {
 		t.Errorf("second wakes due after a start = %+v; want none: the lead had it", due)
 	}
-	f.after(14 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(14*minute).keepAlive("ann/wrk1", "ann/lead")
 	if row, _ := f.rowOf("ann/wrk1", false); !row.Unanswered {
 		t.Errorf("row 15 minutes after the second wake, across a start = %+v; want unanswered", row)
 	}

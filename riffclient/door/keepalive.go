@@ -36,6 +36,10 @@ type KeepAlive struct {
 	OnReply func(wire.AliveReply)
 	// Now gives the time of the ages of the fact: time.Now when nil.
 	Now func() time.Time
+	// LeadWake gives lead.wake of the settings file of the machine, in
+	// minutes, at each keep-alive (riffclient/notify.Desk.LeadWake); nil
+	// or 0 sends none, and the server takes its 15.
+	LeadWake func() int64
 }
 
 // Run sends the keep-alives until ctx ends. A keep-alive that fails is
@@ -61,6 +65,11 @@ func (k KeepAlive) Run(ctx context.Context) {
 		}
 		alive := fact.Alive(k.Me, now().UnixMilli())
 		alive.Binary = &wire.Binary{Build: k.Client.Build().String(), Replaced: self.replaced()}
+		if k.LeadWake != nil {
+			if m := k.LeadWake(); m > 0 {
+				alive.LeadWake = &m
+			}
+		}
 		reply, err := riffclient.Send(ctx, k.Client, alive)
 		if err == nil && k.OnReply != nil {
 			k.OnReply(reply)

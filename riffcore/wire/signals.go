@@ -56,6 +56,9 @@ type UnansweredBlock struct {
 	Items   []name.Item     `json:"items,omitempty"`
 	Reason  string          `json:"reason"`
 	AtMs    int64           `json:"at_ms"`
+	// WaitSecs is the age of the block at the reply, by the clock of
+	// the server.
+	WaitSecs int64 `json:"wait_secs"`
 }
 
 // Binary is the riff of a session, as its keep-alive tells it: the build
