@@ -162,3 +162,29 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 		t.Errorf("notify-send after two more looks got:\n%s\nwant the one notification", b)
 	}
 }
+
+// TestGivenABlockedSessionWhenRiffServerStopsWithSIGTERMAndStartsThenTheSessionIsStillBlocked:
+// the last checkpoint of a stop keeps the block, as it keeps the status
+// and the step (the guide, "A blocked session"; the store design, "The
+// checkpoint").
+func TestGivenABlockedSessionWhenRiffServerStopsWithSIGTERMAndStartsThenTheSessionIsStillBlocked(t *testing.T) {
+	bin := buildRiff(t, "riff", "riff-server")
+	srv := startServer(t, bin, freePort(t), t.TempDir())
+	repo := repoDir(t)
+	const worker = "3a3f8d5d-2222"
+	cliText(t, bin, repo, srv.url(), "", "resume", "--riff")
+	cliText(t, bin, repo, srv.url(), worker, "status", "write the tests")
+	cliText(t, bin, repo, srv.url(), worker, "blocked", "which of two designs?")
+	row := whoRow(t, bin, repo, srv.url(), worker[:4])
+	if !strings.Contains(row, "blocked") || !strings.Contains(row, "which of two designs?") {
+		t.Fatalf("the row before the stop = %q; want blocked with its reason", row)
+	}
+
+	srv.restart()
+	// The session comes back with its next call.
+	cliText(t, bin, repo, srv.url(), worker, "whoami")
+	row = whoRow(t, bin, repo, srv.url(), worker[:4])
+	if !strings.Contains(row, "blocked") || !strings.Contains(row, "which of two designs? (") || !strings.Contains(row, "write the tests") {
+		t.Errorf("the row after SIGTERM and a start = %q; want blocked with its reason and its status", row)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/commands"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -160,7 +161,7 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 // noArgs refuses the arguments of a command that takes none.
 func noArgs(args []string, cmd string) error {
 	if len(args) > 0 {
-		return usagef("riff %s takes no argument %q", cmd, args[0])
+		return usagef("riff %s takes no argument %s", cmd, quote.Input(args[0]))
 	}
 	return nil
 }
