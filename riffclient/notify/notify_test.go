@@ -168,3 +168,54 @@ func TestGivenAReasonThatStartsWithADashThenNotifySendReadsItAsText(t *testing.T
 		t.Errorf("Args = %q; want -- before the summary and the body", args)
 	}
 }
+
+// TestGivenTheLineOfDocsSettingsMdThenItIsTheNotifySendThatTheRelayRuns:
+// the notify-send line of docs/settings.md, as written, is the program
+// and the arguments of the notification of its block.
+func TestGivenTheLineOfDocsSettingsMdThenItIsTheNotifySendThatTheRelayRuns(t *testing.T) {
+	page, err := os.ReadFile("../../docs/settings.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(page), "\n") {
+		if strings.HasPrefix(l, notify.Program+" ") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("docs/settings.md has no notify-send line")
+	}
+	b := block("3a3f8d5d")
+	b.WaitSecs = 32 * 60
+	want := append([]string{notify.Program}, notify.Args(b)...)
+	if got := shellWords(line); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("the line of docs/settings.md reads as %q; want %q", got, want)
+	}
+}
+
+// shellWords splits a line of the shell with double quotes.
+func shellWords(line string) []string {
+	var out []string
+	var word strings.Builder
+	quoted, in := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			quoted, in = !quoted, true
+		case r == ' ' && !quoted:
+			if in {
+				out = append(out, word.String())
+				word.Reset()
+				in = false
+			}
+		default:
+			word.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, word.String())
+	}
+	return out
+}

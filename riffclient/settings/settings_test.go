@@ -71,3 +71,25 @@ func TestGivenAFileThatIsAFolderWhenItIsReadThenTheErrorSaysSo(t *testing.T) {
 		t.Errorf("Load of a folder = %v; want does not read", err)
 	}
 }
+
+// TestGivenTheSettingsOfDocsSettingsMdWhenTheyAreReadAsWrittenThenTheyAreTheKeysThatThePageSays:
+// the TOML that docs/settings.md gives to copy reads as the page says.
+func TestGivenTheSettingsOfDocsSettingsMdWhenTheyAreReadAsWrittenThenTheyAreTheKeysThatThePageSays(t *testing.T) {
+	page, err := os.ReadFile("../../docs/settings.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(page), "```toml\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/settings.md has no toml block")
+	}
+	s, err := settings.Parse("docs/settings.md", []byte(block))
+	if err != nil || s.LeadWake != 30 || s.LeadNotify {
+		t.Errorf("the block of docs/settings.md = %+v, %v; want lead.wake 30 and lead.notify false, as the page says", s, err)
+	}
+	// The dotted form of the page is the same key.
+	if s, err := settings.Parse("docs/settings.md", []byte("lead.wake = 30\n")); err != nil || s.LeadWake != 30 {
+		t.Errorf("lead.wake = 30 = %+v, %v", s, err)
+	}
+}
