@@ -365,3 +365,57 @@ func TestGivenAStatusOf401CharactersThenTheRefusalSaysStep(t *testing.T) {
 		t.Errorf("a step of 401 characters = %v; want \"the step has more than 400 characters\"", err)
 	}
 }
+
+// The checkpoint of the engine encodes its Shadow: each change of a
+// block (the second wake, the answer, its end at the next work) reaches
+// the Shadow, which then gives the bytes of the state.
+func TestGivenABlockWhenItsSecondWakeItsAnswerAndItsEndComeThenTheShadowGivesTheBytesOfTheState(t *testing.T) {
+	f := blockedTeam(t)
+	sh, err := f.s.NewShadow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, records []record.Record) {
+		t.Helper()
+		if err := sh.Advance([]ShadowStep{{Records: records}}, f.s.ShadowChanges()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := sh.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := f.s.EncodeCheckpoint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("after %s the Shadow encodes\n%s\nthe state\n%s", what, got, want)
+		}
+	}
+	// run runs a command through the steps of the writer and gives its
+	// records.
+	run := func(c Caller, cmd step) []record.Record {
+		t.Helper()
+		h, err := cmd.check(f.s, c, f.now)
+		if err != nil {
+			t.Fatalf("%s refused: %v", cmd.kind(), err)
+		}
+		recs := f.s.Queue(c, cmd.kind(), "", h.Changes, f.now)
+		f.s.WrittenRecords(recs, f.now)
+		return recs
+	}
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
+	due := f.s.Written().RemindsDue(f.now)
+	if len(due) != 1 {
+		t.Fatalf("due = %+v", due)
+	}
+	check("the keep-alives", nil)
+	check("the second wake", run(ServerCaller(), as[struct{}](due[0])))
+	f.after(minute)
+	check("the answer", run(f.caller("ann/lead"), tell("wrk1", "the first design")))
+	f.after(minute)
+	check("the next work", run(f.caller("ann/wrk1"), claim("", "issue-9")))
+	if l := f.s.presence.Live(whoOf("ann/wrk1")); l.Block != nil {
+		t.Errorf("the block after the next work = %+v; want none", l.Block)
+	}
+}
