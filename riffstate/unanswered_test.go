@@ -419,3 +419,35 @@ func TestGivenABlockWhenItsSecondWakeItsAnswerAndItsEndComeThenTheShadowGivesThe
 		t.Errorf("the block after the next work = %+v; want none", l.Block)
 	}
 }
+
+func TestGivenManyBlocksThenTheSecondWakesAndTheUnansweredBlocksComeInTheSameOrderEachTime(t *testing.T) {
+	var first []byte
+	for run := range 30 {
+		f := given(t, member("ann/lead", false), leadRec("ann", "ann/lead", repo),
+			member("ann/w003", true), member("ann/w001", true), member("ann/w004", true), member("ann/w002", true))
+		for _, w := range []string{"ann/w003", "ann/w001", "ann/w004", "ann/w002"} {
+			BlockedSet{Reason: "which of two designs?"}.Set(f.s.presence, whoOf(w), f.now)
+		}
+		f.after(15*minute).keepAlive("ann/lead", "ann/w001", "ann/w002", "ann/w003", "ann/w004")
+		due := f.s.Written().RemindsDue(f.now)
+		var made []Effects
+		for _, r := range due {
+			_, effects, err := Run(f.s, r, ServerCaller(), f.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			made = append(made, effects)
+		}
+		f.after(15*minute).keepAlive("ann/lead", "ann/w001", "ann/w002", "ann/w003", "ann/w004")
+		list := f.s.Written().UnansweredFor(f.caller("ann/lead"), f.now)
+		if len(due) != 4 || len(list) != 4 || due[0].Session != whoOf("ann/w001") || list[3].Session.Who() != whoOf("ann/w004") {
+			t.Fatalf("run %d: due %+v, unanswered %+v; want 4 of each in the order of the sessions", run, due, list)
+		}
+		got := jsonOf(t, []any{due, made, list})
+		if run == 0 {
+			first = got
+		} else if string(first) != string(got) {
+			t.Fatalf("run %d differs from the first:\n%s\n%s", run, first, got)
+		}
+	}
+}
