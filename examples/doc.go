@@ -17,6 +17,12 @@
 //     Machine, riffclient/place.Name, then whoami, a signed post in chat
 //     and its read back, verified. Its test is in cmd/riff (it needs
 //     riff login, riff-server and the test provider tools/oidcfake).
+//   - oidcprovider is a test OpenID Connect provider that a person runs
+//     to try sign-in on one machine (docs/signin.md, "Try sign-in on
+//     this machine"): the provider of the tests (tools/oidcfake) behind
+//     a main, which approves each sign-in at once as the email of
+//     --email, also the device flow at its page /activate. It serves
+//     loopback only. The page is run as written by a test of cmd/riff.
 //   - statetool runs commands on riffstate alone (riffstate.New,
 //     riffstate.Run, then View.Who): no server, no log, no clock. Its
 //     Example prints the rows of who.

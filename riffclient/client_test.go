@@ -72,9 +72,9 @@ func TestSendRetriesWithOneCallID(t *testing.T) {
 		{name: "cut", faults: []string{"cut"}, waits: []time.Duration{250 * time.Millisecond}},
 		{name: "500 and 429 of Cloud Run", faults: []string{"500", "429", "500"},
 			waits: []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second}, line: true},
-		{name: "many, wait grows to 2 s", faults: []string{"503", "cut", "503", "502", "429", "503", "cut"},
+		{name: "many, wait grows to 5 s", faults: []string{"503", "cut", "503", "502", "429", "503", "cut"},
 			waits: []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
-				2 * time.Second, 2 * time.Second, 2 * time.Second},
+				4 * time.Second, 5 * time.Second, 5 * time.Second},
 			line: true},
 	}
 	for _, tt := range tests {

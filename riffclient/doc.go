@@ -44,10 +44,19 @@
 // The budget and the waits run on [Options.Clock]; one try runs on the real
 // time (the HTTP transport has no other clock).
 //
+// With no [Options.HTTP] the transport is [NewTransport]: an HTTP/2
+// connection (over TLS, as Cloud Run serves) gets a ping after 10 s with
+// no frame, and is dropped when the ping has no answer in 5 s. riff-server
+// on loopback speaks HTTP/1.1, which has no ping.
+//
 // # The packages beside it
 //
 // riffclient/render holds the texts of the replies for a person and for
 // an agent; riffclient/commands what each command of riff that makes one
-// call does; riffclient/mcptools the tools of an agent session over MCP.
+// call does; riffclient/mcptools the tools of an agent session over MCP;
+// riffclient/top the live table of riff top, and riffclient/forge what it
+// reads of GitHub through gh; riffclient/chat riff chat, the chat of the
+// people in a terminal; riffclient/earlier the earlier work on an item in
+// the clone (git only).
 // A program that imports riffclient alone builds none of them.
 package riffclient

@@ -47,18 +47,55 @@ type Event struct {
 // that comes in the read and in the stream shows once. A stream with no
 // byte for the stall limit (45 s) is dropped and opened again. A version
 // mismatch is given once as a break; then it tries again every 5 s.
+//
+// When the first connect fails (riff-server cannot be reached), it tries
+// once more at once: a server that starts again as the tail starts gets
+// a second chance; after the first open, each break is tried again until
+// ctx ends.
 func (c *Client) Tail(ctx context.Context, call wire.Tail, show func(Event) error) error {
 	t := &tailer{c: c, call: call, show: show, last: call.After, known: call.After > 0}
+	return c.tail(ctx, t)
+}
+
+// TailKept follows a thread as [Client.Tail] does, from the seq
+// call.After also when it is 0: the first open reads each kept message
+// after it first (the history of riff chat), then each new one. A count
+// of lost messages before the first [EventOpen] counts the messages
+// older than the kept ones.
+func (c *Client) TailKept(ctx context.Context, call wire.Tail, show func(Event) error) error {
+	t := &tailer{c: c, call: call, show: show, last: call.After, known: true}
+	return c.tail(ctx, t)
+}
+
+// tail runs a tailer: the learn of its point when it has none, then the
+// stream; a first connect that cannot reach the server is tried once
+// more at once.
+func (c *Client) tail(ctx context.Context, t *tailer) error {
+	for try := 0; ; try++ {
+		err := c.tailOnce(ctx, t)
+		var reach *ReachError
+		if try == 0 && !t.wasOpen && errors.As(err, &reach) && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+func (c *Client) tailOnce(ctx context.Context, t *tailer) error {
 	if !t.known {
 		if err := t.learn(ctx); err != nil {
 			return err
 		}
 	}
-	return c.follow(ctx, call.Path(), t, c.proverOf(call))
+	return c.follow(ctx, t.call.Path(), t, c.proverOf(t.call))
 }
 
 // Watch follows the wakes of the caller: it calls show for each wake, and
 // for each break and its end. It returns as [Client.Tail] does.
+//
+// Each wake that show gets names in Riff the riff whose stream gave it
+// (the hello line of the open; "" from a server that names none): the
+// seq of a wake counts in that riff only.
 func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) error) error {
 	w := &watcher{call: call, show: show, woke: map[string]uint64{}}
 	return c.follow(ctx, call.Path(), w, c.proverOf(call))
@@ -376,6 +413,9 @@ type tailer struct {
 	// known says that last is the true point of the tail: after the
 	// first message, or when the thread's newest seq is known.
 	known bool
+	// wasOpen says that a stream was open once: from then on a break is
+	// tried again until ctx ends.
+	wasOpen bool
 }
 
 func (t *tailer) body() ([]byte, error) {
@@ -483,6 +523,9 @@ func (t *tailer) event(e wire.Event) error {
 }
 
 func (t *tailer) report(e Event) error {
+	if e.Type == EventOpen || e.Type == EventBack {
+		t.wasOpen = true
+	}
 	if err := t.show(e); err != nil {
 		return &stopError{err: err}
 	}
@@ -494,7 +537,9 @@ func (t *tailer) report(e Event) error {
 type watcher struct {
 	call wire.Watch
 	show func(Event) error
-	// woke holds the newest seq that a wake gave, by thread.
+	// riff is the ID of the riff of the stream, from its hello line.
+	riff string
+	// woke holds the newest seq that a wake gave, by thread, in riff.
 	woke map[string]uint64
 }
 
@@ -509,6 +554,11 @@ func (w *watcher) report(e Event) error {
 
 func (w *watcher) event(e wire.Event) error {
 	switch e.Type {
+	case wire.EventHello:
+		if e.Riff != w.riff {
+			// Another riff behind the same address: its seqs start at 1.
+			w.riff, w.woke = e.Riff, map[string]uint64{}
+		}
 	case wire.EventWake:
 		if e.Wake != nil && e.Wake.Seq > 0 {
 			if w.woke[e.Wake.Thread] >= e.Wake.Seq {
@@ -516,6 +566,7 @@ func (w *watcher) event(e wire.Event) error {
 			}
 			w.woke[e.Wake.Thread] = e.Wake.Seq
 		}
+		e.Riff = w.riff
 		return w.report(Event{Event: e})
 	case EventLost:
 		return w.report(Event{Event: e})

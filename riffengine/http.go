@@ -147,6 +147,7 @@ func (s *Handler) routes() {
 		r, err := v.PostContent(c, q, now)
 		return r, nil, err
 	})
+	query(s, riffstate.View.Top)
 	query(s, func(v riffstate.View, c riffstate.Caller, q wire.People, now riffstate.Now) (wire.PeopleReply, []riffstate.Signal, error) {
 		return v.People(c, now), nil, nil
 	})

@@ -186,8 +186,15 @@ func (l *SignedIn) Facts(r *http.Request) (string, *wire.Refused) {
 func (l *SignedIn) Provider() wire.ProviderReply {
 	p := l.opts.Provider
 	p.SignIn = true
+	if l.opts.IDTokens == nil {
+		p.Reason = textNoProvider
+	}
 	return p
 }
+
+// textNoProvider is why no person can sign in to a riff with
+// --require-sign-in and no provider.
+const textNoProvider = "this riff requires sign-in and has no provider: give riff-server --issuer and --client-id"
 
 // SignIn signs a person in, in this order: the key of the call (a public
 // P-256 JWK), the proof of that key, the ID token, then the command
@@ -207,7 +214,7 @@ func (l *SignedIn) SignIn(r *http.Request, call wire.SignIn) (tokens.Pair, strin
 		return tokens.Pair{}, "", refused
 	}
 	if l.opts.IDTokens == nil {
-		return tokens.Pair{}, "", wire.Refuse(wire.NotAllowed, "this riff requires sign-in and has no provider: give riff-server --issuer and --client-id")
+		return tokens.Pair{}, "", wire.Refuse(wire.NotAllowed, "%s", textNoProvider)
 	}
 	who, err := l.opts.IDTokens.Check(r.Context(), call.IDToken)
 	if err != nil {

@@ -332,17 +332,19 @@ func (s *Handler) watch(w http.ResponseWriter, r *http.Request) {
 	st := s.e.streams.watch(c.Who(), proof.held)
 	defer s.e.streams.leave(st)
 	var missed *wire.Wake
+	var riffID string
 	s.e.View(func(v riffstate.View, now riffstate.Now) {
 		if wake, ok := v.MissedWake(c.Who()); ok {
 			missed = &wake
 		}
+		riffID = v.Riff().ID
 	})
 	if s.e.signInEnded(st) {
 		s.fail(w, wire.Refuse(wire.BadToken, "%s", textStreamSignIn))
 		return
 	}
 	sw := s.openStream(w)
-	if err := sw.send(wire.Event{Type: wire.EventHello}); err != nil {
+	if err := sw.send(wire.Event{Type: wire.EventHello, Riff: riffID}); err != nil {
 		return
 	}
 	if missed != nil {

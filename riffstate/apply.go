@@ -18,8 +18,9 @@ import (
 // update its place and its life cycle), the holder of a claim (a claim of
 // a held item, a release by another holder), the last seq of a thread (a
 // post at or below it), the members of a thread (a join, and the join
-// marks of the old lead at a lead_set), and the sides of the direct
-// threads at a forget.
+// marks of the old lead at a lead_set), the sides of the direct threads
+// at a forget, and the relays of a session (a relay_started of a relay
+// that it has).
 func Apply(r *Riff, rec record.Record) (took bool) {
 	if rec.Position > r.Position {
 		r.Position = rec.Position
@@ -74,6 +75,25 @@ func (r *Riff) apply(rec record.Record) bool {
 		}
 	case record.SessionForgotten:
 		return r.forget(c.Session.Who())
+	case record.RelayStarted:
+		if c.Session.IsPerson() {
+			return false
+		}
+		s := r.touch(c.Session, at)
+		if slices.Contains(s.Relays, c.Relay) {
+			return false
+		}
+		s.Relays = append(s.Relays, c.Relay)
+	case record.RelayEnded:
+		if c.Session.IsPerson() {
+			return false
+		}
+		s := r.touch(c.Session, at)
+		if c.Last {
+			s.Relays = nil
+		} else {
+			s.Relays = slices.DeleteFunc(s.Relays, func(id string) bool { return id == c.Relay })
+		}
 	case record.JoinedThread:
 		if !c.Session.IsPerson() {
 			r.touch(c.Session, at)

@@ -108,8 +108,12 @@ func arrive() step { return as[wire.RegisterReply](Arrive{}) }
 func start(reason record.Reason, worker bool) step {
 	return as[wire.StartReply](Start{Start: wire.Start{Reason: reason, Worker: worker}})
 }
-func end() step               { return as[wire.EndReply](End{}) }
-func join(thread string) step { return as[wire.ThreadReply](Join{Join: wire.Join{Thread: thread}}) }
+func end() step { return as[wire.EndReply](End{}) }
+func registerRelay(relay string) step {
+	return as[wire.RegisterReply](Register{Register: wire.Register{Relay: relay}})
+}
+func endRelay(relay string) step { return as[wire.EndReply](End{End: wire.End{Relay: relay}}) }
+func join(thread string) step    { return as[wire.ThreadReply](Join{Join: wire.Join{Thread: thread}}) }
 func leave(thread string) step {
 	return as[wire.ThreadReply](Leave{Leave: wire.Leave{Thread: thread}})
 }

@@ -2,6 +2,7 @@ package riffstate
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -80,7 +81,23 @@ func (p Post) Handle(c Caller, v View, now Now) (Handled, error) {
 	if err != nil {
 		return Handled{}, err
 	}
-	return Handled{Changes: []record.Change{posted}}, nil
+	return Handled{Changes: append(v.joinsOf(posted), posted)}, nil
+}
+
+// joinsOf gives the joins of the sessions that a post to chat wakes and
+// that are not in chat (a lead that a line names): each joins before the
+// post, so that the post is unread for it and its next read shows it.
+func (v View) joinsOf(posted record.Posted) []record.Change {
+	if posted.Thread != name.Chat {
+		return nil
+	}
+	var joins []record.Change
+	for _, w := range posted.Woken {
+		if s := v.riff.Session(w); s != nil && !v.riff.Member(name.Chat, w) {
+			joins = append(joins, record.JoinedThread{Session: s.URI, Thread: name.Chat})
+		}
+	}
+	return joins
 }
 
 // target gives the thread of a post and its to list: the direct thread
@@ -186,6 +203,12 @@ func (v View) unmatched(posted record.Posted, woken []name.SessionURI, now Now) 
 	}
 	var out []selector.Selector
 	for _, sel := range posted.To {
+		if sel.Person != nil && *sel.Person {
+			// It names the terminals of a person (riff chat, riff tail):
+			// each shows each line of the thread, and the server holds no
+			// wake for them, so it matches no session by its rule.
+			continue
+		}
 		matched := false
 		for _, u := range woken {
 			if sel.Match(u) {
@@ -295,18 +318,23 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 	type candidate struct {
 		who name.Who
 		uri name.SessionURI
+		// leadOnly is a live lead that is not in the thread chat: only a
+		// selector with lead=true wakes it (it joins chat with the post).
+		leadOnly bool
 	}
 	var candidates []candidate
-	add := func(s *Session) {
+	in := map[name.Who]bool{}
+	add := func(s *Session, leadOnly bool) {
 		w := s.URI.Who()
-		if w == sender || v.Gone(w, now) {
+		if w == sender || in[w] || v.Gone(w, now) {
 			return
 		}
 		// Only a member reads chat, so a message there wakes no other.
 		if thread == name.Chat && !v.CallerIsMember(CallerOf(s.URI)) {
 			return
 		}
-		candidates = append(candidates, candidate{w, v.Marked(s, now)})
+		in[w] = true
+		candidates = append(candidates, candidate{w, v.Marked(s, now), leadOnly})
 	}
 	if a, b, ok := thread.Sides(); ok {
 		for _, side := range []name.Party{a, b} {
@@ -315,14 +343,26 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 			}
 			for _, s := range v.riff.Sessions {
 				if s.URI.Session == string(side) {
-					add(s)
+					add(s, false)
 				}
 			}
 		}
 	} else if t := v.riff.Threads[thread]; t != nil {
 		for key := range t.Members {
 			if s := v.riff.Sessions[key]; s != nil {
-				add(s)
+				add(s, false)
+			}
+		}
+	}
+	if thread == name.Chat {
+		// The lead answers its person in chat (docs/cli.md, riff chat): a
+		// line to the leads wakes each live lead that it names, also one
+		// that never joined chat.
+		for _, key := range slices.Sorted(maps.Keys(v.riff.Leads)) {
+			if s := v.riff.Session(v.riff.Leads[key]); s != nil {
+				if _, live := v.LiveLead(s.URI.User, s.URI.Repo, now); live {
+					add(s, true)
+				}
 			}
 		}
 	}
@@ -331,15 +371,16 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 	var unmatched []selector.Selector
 	for _, sel := range to {
 		matched := false
+		leadSel := sel.Lead != nil && *sel.Lead
 		for _, cand := range candidates {
-			if sel.Match(cand.uri) {
+			if (leadSel || !cand.leadOnly) && sel.Match(cand.uri) {
 				woke[cand.who], matched = true, true
 			}
 		}
-		if !matched && sel.Lead != nil && *sel.Lead {
+		if !matched && leadSel {
 			if wider, ok := v.fallback(sel, thread, sender, now); ok {
 				for _, cand := range candidates {
-					if len(cand.uri.Claims) == 0 && wider.Match(cand.uri) {
+					if !cand.leadOnly && len(cand.uri.Claims) == 0 && wider.Match(cand.uri) {
 						woke[cand.who], matched = true, true
 					}
 				}

@@ -76,10 +76,14 @@ type Live struct {
 	Machine        string       `json:"-"`
 	// LeadWakeMs is lead.wake of the machine of the session, as its last
 	// keep-alive told it (0: none, the 15 minutes of the guide).
-	LeadWakeMs int64   `json:"-"`
-	Status     *TextAt `json:"status,omitempty"`
-	Block      *Block  `json:"block,omitempty"`
-	Step       *Step   `json:"step,omitempty"`
+	LeadWakeMs int64 `json:"-"`
+	// Relays holds the time of the last sign of life of each relay of the
+	// session (its register, its keep-alives) since the load; the riff
+	// keeps which relays serve it (Session.Relays).
+	Relays map[string]int64 `json:"-"`
+	Status *TextAt          `json:"status,omitempty"`
+	Block  *Block           `json:"block,omitempty"`
+	Step   *Step            `json:"step,omitempty"`
 }
 
 // TextAt is a text with the time it was set: a status.
@@ -253,6 +257,8 @@ type Alive struct {
 	Container    bool
 	// Binary is the riff of the session; nil keeps the one before.
 	Binary *wire.Binary
+	// Relay is the relay that sent the keep-alive, "" for none.
+	Relay string
 	// LeadWakeMs is lead.wake of the machine of the session; 0 keeps the
 	// one before.
 	LeadWakeMs int64
@@ -324,6 +330,7 @@ func (s Seen) Set(p *Presence, w name.Who, now Now) {
 func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.SeenMs, l.Ended = now.Ms, false
+	l.relaySeen(s.Relay, now.Ms)
 	if s.Activity != "" {
 		at := now.Ms
 		if s.ActivitySecs != nil {
@@ -415,6 +422,8 @@ func (WatchEnded) Set(p *Presence, w name.Who, now Now) {
 func (Ended) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.Ended = true
+	// No relay serves an ended session.
+	l.Relays = nil
 }
 
 func (s Read) Set(p *Presence, w name.Who, now Now) {

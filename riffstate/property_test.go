@@ -36,6 +36,7 @@ var (
 	genItems    = []string{"issue-1", "issue-2", "issue-3", "issue-4"}
 	genReasons  = []record.Reason{record.ReasonProcess, record.ReasonResume, record.ReasonClear, record.ReasonJoin}
 	genKinds    = []record.MessageKind{record.MessagePlain, record.MessagePlain, record.MessageNote, record.MessageStatus}
+	genRelays   = []string{"relay-1", "relay-2", "relay-3"}
 	genSels     = []string{"user=ann", "user=bob", "lead=true", "claim=issue-1", "repo=o/repo", "session=a002", "user=ann,lead=true", "person=true"}
 )
 
@@ -74,10 +75,16 @@ func generate(seed uint64, n int) []call {
 		switch k := rng.IntN(100); {
 		case k < 4:
 			c.cmd = register(rng.IntN(2) == 0)
+			if rng.IntN(2) == 0 {
+				c.cmd = registerRelay(pick(genRelays))
+			}
 		case k < 7:
 			c.cmd = start(genReasons[rng.IntN(len(genReasons))], rng.IntN(3) != 0)
 		case k < 9:
 			c.cmd = end()
+			if rng.IntN(2) == 0 {
+				c.cmd = endRelay(pick(genRelays))
+			}
 		case k < 12:
 			c.cmd = join(pick(genThreads))
 		case k < 13:
@@ -134,6 +141,9 @@ func generate(seed uint64, n int) []call {
 			c.caller, c.cmd = ServerCaller(), announce(pick(genThreads), "the server stops soon")
 		case k < 92:
 			c.signal = Alive{Activity: "works"}
+			if rng.IntN(2) == 0 {
+				c.signal = Alive{Activity: "works", Relay: pick(genRelays)}
+			}
 		case k < 95:
 			c.signal = Read{Thread: name.Thread(pick(genThreads)), Seq: uint64(rng.IntN(20))}
 		case k < 97:

@@ -17,7 +17,7 @@ import (
 // that comes back gets back each claim that nobody took.
 
 func TestTheServerHasNoCommandThatEndsTheClaimsOfAQuietSession(t *testing.T) {
-	// The commands of the server of 1.0.0: make_riff, announce, forget,
+	// The commands of the server of 1.1.0: make_riff, announce, forget,
 	// import, grant_owner, end_owner, name_owner and remind_lead (the
 	// second wake of a lead); none of them ends a claim.
 	if slices.Contains(record.Commands(), "expire") {

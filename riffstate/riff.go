@@ -79,6 +79,11 @@ type Session struct {
 	// ReleasedMs is the time of its last release: an idle session counts
 	// its idle time from it.
 	ReleasedMs int64 `json:"released_ms,omitempty"`
+	// Relays are the instance IDs of the relays that serve the session
+	// (relay_started, and no relay_ended since), oldest first: an end of
+	// one relay does not end the session while another gives signs of
+	// life (relays.go).
+	Relays []string `json:"relays,omitempty"`
 }
 
 // ClaimRef names one claim: an item in a thread.

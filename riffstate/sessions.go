@@ -64,14 +64,18 @@ type Register struct {
 func (Register) Kind() record.Command { return record.CommandRegister }
 
 func (r Register) Handle(c Caller, v View, now Now) (Handled, error) {
-	return Handled{Changes: arrival(c, v, r.Worker, true)}, nil
+	if err := checkRelay(r.Relay); err != nil {
+		return Handled{}, err
+	}
+	changes := arrival(c, v, r.Worker, true)
+	return Handled{Changes: append(changes, v.relayStart(c, r.Relay, now)...)}, nil
 }
 
 func (Register) Reply(c Caller, v View, _ Done, now Now) wire.RegisterReply {
 	return wire.RegisterReply{URI: v.uriOf(c, now)}
 }
 
-func (Register) Signal(c Caller) Signal { return Place{Place: c.URI.Place()} }
+func (r Register) Signal(c Caller) Signal { return Registered{Place: c.URI.Place(), Relay: r.Relay} }
 
 // Start is a new start of a session: one released record for each of
 // its claims, then the session_started record. A new start of a live
@@ -114,8 +118,11 @@ func (Start) Reply(c Caller, v View, d Done, now Now) wire.StartReply {
 
 func (Start) Signal(c Caller) Signal { return Place{Place: c.URI.Place()} }
 
-// End ends a session: one released record for each claim. The log has no
-// record for the end itself; the presence marks it.
+// End ends a session: one released record for each claim, then, for an
+// end that names its relay, relay_ended with last. The presence marks
+// the end of the session. While another relay of the session is live,
+// the end of a relay ends only that relay: one relay_ended, and the
+// session keeps its claims (relays.go).
 type End struct {
 	wire.End
 	base
@@ -123,23 +130,48 @@ type End struct {
 
 func (End) Kind() record.Command { return record.CommandEnd }
 
-func (End) Handle(c Caller, v View, now Now) (Handled, error) {
+func (e End) Handle(c Caller, v View, now Now) (Handled, error) {
+	if err := checkRelay(e.Relay); err != nil {
+		return Handled{}, err
+	}
+	s := v.riff.Session(c.Who())
+	if s == nil {
+		return Handled{}, nil
+	}
+	if e.Relay != "" && len(v.liveRelays(s, e.Relay, now)) > 0 {
+		return Handled{Changes: []record.Change{record.RelayEnded{Session: s.URI, Relay: e.Relay}}}, nil
+	}
 	var changes []record.Change
-	var items []name.Item
-	if s := v.riff.Session(c.Who()); s != nil {
-		for _, ref := range s.Claims {
-			changes = append(changes, record.Released{Session: s.URI, Thread: ref.Thread, Item: ref.Item})
-			items = append(items, ref.Item)
-		}
+	for _, ref := range s.Claims {
+		changes = append(changes, record.Released{Session: s.URI, Thread: ref.Thread, Item: ref.Item})
+	}
+	if e.Relay != "" {
+		changes = append(changes, record.RelayEnded{Session: s.URI, Relay: e.Relay, Last: true})
 	}
 	return Handled{Changes: changes}, nil
 }
 
+// Reply: the items that the end freed, or that the session goes on (a
+// relay_ended that is not the last).
 func (End) Reply(c Caller, v View, d Done, now Now) wire.EndReply {
-	return wire.EndReply{Released: releasedItems(d)}
+	ended, ok := madeOf[record.RelayEnded](d)
+	return wire.EndReply{Released: releasedItems(d), GoesOn: ok && !ended.Last}
 }
 
+// Signal is the signal of an end with no handle: the end of the session.
+// The engine and Run take [End.SignalOf], the signal of the handled end.
 func (End) Signal(Caller) Signal { return Ended{} }
+
+// SignalOf is the signal of the end that handle gave: the end of the
+// session, or of one relay while another serves it.
+func (e End) SignalOf(c Caller, h Handled) Signal {
+	for _, change := range h.Changes {
+		if ended, ok := change.(record.RelayEnded); ok && !ended.Last {
+			return RelayGone{Relay: e.Relay}
+		}
+	}
+	return Ended{}
+}
 
 // Join joins a thread.
 type Join struct {

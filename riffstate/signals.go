@@ -198,6 +198,9 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 			return nil, wire.Refuse(wire.BadRequest, "binary.build is not the build of a riff: %v", err)
 		}
 	}
+	if err := checkRelay(q.Relay); err != nil {
+		return nil, err
+	}
 	var leadWakeMs int64
 	if q.LeadWake != nil {
 		if *q.LeadWake < 1 || *q.LeadWake > wire.MaxLeadWake {
@@ -205,7 +208,7 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 		}
 		leadWakeMs = *q.LeadWake * 60_000
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary, LeadWakeMs: leadWakeMs}, nil
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, now Now) wire.AliveReply {

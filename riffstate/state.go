@@ -34,6 +34,13 @@ type Command[R any] interface {
 	Signal(c Caller) Signal
 }
 
+// signalOfHandled is a command whose signal depends on the changes that
+// its handle gave (an end of a relay that another serves is no end of
+// the session).
+type signalOfHandled interface {
+	SignalOf(c Caller, h Handled) Signal
+}
+
 // Handled is what handle gives: the changes. Handle gives nothing else
 // to the reply: a reply reads the records and the written copy, which a
 // checkpoint keeps.
@@ -186,7 +193,11 @@ func Check[R any](s *State, cmd Command[R], c Caller, now Now) (Handled, *wire.R
 		}
 		return Handled{}, refused
 	}
-	if sig := cmd.Signal(c); sig != nil {
+	sig := cmd.Signal(c)
+	if of, ok := any(cmd).(signalOfHandled); ok {
+		sig = of.SignalOf(c, handled)
+	}
+	if sig != nil {
 		sig.Set(s.presence, c.Who(), now)
 	}
 	return handled, nil

@@ -119,10 +119,28 @@ func byClause(info *PauseInfo) string {
 // matches wins) with the detail of that state, then what it works on and
 // the facts of its presence (the activity, the step, the status).
 func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
+	row, first, claims, presence := v.rowParts(c, s, now)
+	var detail []string
+	if first != "" {
+		detail = append(detail, first)
+	}
+	if len(claims) > 0 {
+		detail = append(detail, workingOn(claims))
+	}
+	detail = append(detail, presence...)
+	row.Detail = strings.Join(detail, "  ")
+	return row
+}
+
+// rowParts gives the row of a session with no detail, and the parts of
+// its detail apart: the fact of its state, its claims and the facts of
+// its presence (none of the last two for a gone session). who joins
+// them on one line; riff top shows one fact a line.
+func (v View) rowParts(c Caller, s *Session, now Now) (row wire.WhoRow, first string, held []ClaimRef, presence []string) {
 	w := s.URI.Who()
 	l := v.presence.Live(w)
 	marked := v.Marked(s, now)
-	row := wire.WhoRow{URI: marked, You: w == c.Who(), Update: v.RunsOldRiff(w)}
+	row = wire.WhoRow{URI: marked, You: w == c.Who(), Update: v.RunsOldRiff(w)}
 	// seen is the time since the last call: a keep-alive does not change
 	// it, and a start of the server keeps it (the checkpoint saves it).
 	called := v.CalledMs(s)
@@ -130,21 +148,15 @@ func (v View) row(c Caller, s *Session, now Now) wire.WhoRow {
 	row.Role = roleOf(marked.Lead, s.Worker, l)
 	claims := v.Claims(s, now)
 	activity := freshActivity(l, now)
-	state, gone, first := v.stateOf(s, l, marked.Lead, len(claims) > 0, activity, called, now)
+	var state string
+	var gone bool
+	state, gone, first = v.stateOf(s, l, marked.Lead, len(claims) > 0, activity, called, now)
 	row.State, row.Gone = state, gone
 	row.Unanswered = state == "blocked" && v.Unanswered(s, now)
-	var detail []string
-	if first != "" {
-		detail = append(detail, first)
+	if gone {
+		return row, first, nil, nil
 	}
-	if !gone {
-		if len(claims) > 0 {
-			detail = append(detail, workingOn(claims))
-		}
-		detail = append(detail, v.presenceDetail(s, l, activity, now)...)
-	}
-	row.Detail = strings.Join(detail, "  ")
-	return row
+	return row, first, claims, v.presenceDetail(s, l, activity, now)
 }
 
 // roleOf gives the tags of the role of a session: lead, worker,

@@ -3,6 +3,9 @@
 // server as etcd has tools/benchmark. loadtool is the load of the
 // benchmarks of riff-server; riffload runs its parts each in a process
 // of its own; oidcfake is the OpenID Connect provider of the tests of
-// every module (riffengine/idtoken, cmd, riffclient, examples). The
-// module imports nothing of the server (a test keeps it so).
+// every module (riffengine/idtoken, cmd, riffclient, examples);
+// messagesfake is the stand-in Anthropic Messages API that drives a real
+// Claude Code in the tests of docs/agents.md, and fakemodel serves it in
+// a process of its own with the plans of a JSON file, for scripts. The module imports nothing
+// of the server (a test keeps it so).
 package tools

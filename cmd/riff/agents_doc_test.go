@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,12 +40,18 @@ func jsonBlocks(t *testing.T, page string) []string {
 
 // TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff:
 // the hooks that docs/agents.md gives a person to copy name events of
-// Claude Code, the first block has each event of the relay, and each
-// command is a command of riff; the answer of the Stop hook on the page
-// is the one that riff relay hook prints; the Monitor line runs riff.
+// Claude Code, the settings of Step 3 have each event of the relay and
+// PermissionDenied, and each command is a command of riff; the answer of
+// the Stop hook on the page is the one that riff relay hook prints; the
+// Monitor line runs riff; the settings approve the riff server and allow
+// the riff tools and the Monitor line.
 func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *testing.T) {
 	page := filepath.Join("..", "..", "docs", "agents.md")
 	events := map[string]bool{"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true, "Stop": true}
+	withDenied := map[string]bool{"PermissionDenied": true}
+	for e := range events {
+		withDenied[e] = true
+	}
 	c := &cli{system: &system{}}
 	runs := func(line string) {
 		t.Helper()
@@ -87,8 +94,8 @@ func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *te
 					}
 				}
 			}
-			if hookBlocks == 1 && !hasEach(settings.Hooks, events) {
-				t.Errorf("the first block has the events %v; want each of %v", settings.Hooks, events)
+			if hookBlocks == 1 && !hasEach(settings.Hooks, withDenied) {
+				t.Errorf("the settings of Step 3 have the events %v; want each of %v", settings.Hooks, withDenied)
 			}
 		case strings.Contains(block, `"decision"`):
 			if err := json.Unmarshal([]byte(block), &answer); err != nil {
@@ -110,6 +117,30 @@ func TestGivenTheSetUpOfAgentsMdWhenItIsReadThenEachHookRunsACommandOfRiff(t *te
 		t.Fatal("docs/agents.md has no Monitor line")
 	}
 	runs(monitor[1])
+
+	// The approval and the permissions of Step 3: the server of
+	// .mcp.json, each riff tool, and the command of the Monitor line as
+	// a Bash rule (Claude Code checks the command of a Monitor by the
+	// rules of Bash).
+	var step3 struct {
+		Enabled     []string `json:"enabledMcpjsonServers"`
+		Permissions struct {
+			Allow []string `json:"allow"`
+		} `json:"permissions"`
+	}
+	for _, block := range jsonBlocks(t, page) {
+		if strings.Contains(block, `"enabledMcpjsonServers"`) {
+			if err := json.Unmarshal([]byte(block), &step3); err != nil {
+				t.Fatalf("the settings of Step 3 are not JSON: %v", err)
+			}
+		}
+	}
+	if !slices.Equal(step3.Enabled, []string{"riff"}) {
+		t.Errorf("the settings of docs/agents.md enable the MCP servers %q; want [riff], the server of its .mcp.json", step3.Enabled)
+	}
+	if want := []string{"mcp__riff", "Bash(" + monitor[1] + ")"}; !slices.Equal(step3.Permissions.Allow, want) {
+		t.Errorf("the settings of docs/agents.md allow %q; want %q (the riff tools and the Monitor line)", step3.Permissions.Allow, want)
+	}
 }
 
 // hasEach says whether hooks has exactly the events of want.

@@ -37,7 +37,8 @@ func expandMCP(s string, env func(string) string) string {
 
 // TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork:
 // the .mcp.json entry of docs/agents.md, as it is written, starts riff
-// relay mcp for the session of RIFF_SESSION, and its whoami names it.
+// relay mcp in the env of Claude Code, and its whoami names the session
+// of CLAUDE_CODE_SESSION_ID.
 func TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork(t *testing.T) {
 	t.Parallel()
 	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "agents.md"))
@@ -65,8 +66,10 @@ func TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork(
 	}
 	bin := buildRiff(t, "riff", "riff-server")
 	srv := startServer(t, bin, freePort(t), t.TempDir())
-	const session = "0c1d2e3f-4444"
-	given := map[string]string{"RIFF_SESSION": session, "RIFF_SERVER": srv.url()}
+	// The env of Claude Code: the session ID that it gives each process it
+	// starts, and the server of the person; no RIFF_SESSION.
+	const session = "0c1d2e3f-4444-4a55-9f1c-3b3c1c0e7a10"
+	given := map[string]string{"CLAUDE_CODE_SESSION_ID": session, "RIFF_SERVER": srv.url()}
 	lookup := func(k string) string { return given[k] }
 	args := make([]string, len(riff.Args))
 	for i, a := range riff.Args {
@@ -74,8 +77,12 @@ func TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork(
 	}
 	cmd := exec.Command(filepath.Join(bin, expandMCP(riff.Command, lookup)), args...)
 	cmd.Dir = repoDir(t)
-	// The env of the agent tool, then the env of the entry.
-	cmd.Env = append(riffEnv("", ""), "RIFF_SESSION=", "RIFF_SERVER=", "RIFF_HOME="+t.TempDir())
+	// The env of the agent tool (Claude Code passes its own), then the
+	// env of the entry.
+	cmd.Env = append(riffEnv("", ""), "RIFF_SESSION=", "RIFF_HOME="+t.TempDir())
+	for k, v := range given {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	for k, v := range riff.Env {
 		cmd.Env = append(cmd.Env, k+"="+expandMCP(v, lookup))
 	}
@@ -94,6 +101,6 @@ func TestGivenTheMCPEntryOfTheAgentsPageWhenAnAgentToolStartsItThenItsToolsWork(
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError || !strings.Contains(text, "session="+session) {
-		t.Errorf("whoami of the entry of docs/agents.md = %q (tool error %v), want the session of RIFF_SESSION\n%s", text, res.IsError, stderr.String())
+		t.Errorf("whoami of the entry of docs/agents.md = %q (tool error %v), want the session of CLAUDE_CODE_SESSION_ID\n%s", text, res.IsError, stderr.String())
 	}
 }

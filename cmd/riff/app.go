@@ -56,6 +56,10 @@ type system struct {
 	// "" is riffclient.DefaultServer. The tests set it, so that a
 	// riff-server of the machine does not change their output.
 	localRiff string
+	// topEvery is the time between two looks of riff top; 0 is
+	// top.Every. Only the test build sets it, so that a test sees that a
+	// resize or a message draws the table, not the next tick.
+	topEvery time.Duration
 }
 
 // environOf gives the env vars of the process, or none.
@@ -82,11 +86,20 @@ type cli struct {
 	// errColor says that stderr takes color.
 	errColor bool
 	client   *riffclient.Client
+	// clientOpts are the options of client: riff chat makes a client of
+	// its own whose notes show above its prompt.
+	clientOpts riffclient.Options
 	// signin is the sign-in of this machine for the server: the Auth of
 	// client. Nil when riff has no local folder for it.
 	signin *signin.Machine
 	// serverFrom says where the server choice comes from.
 	serverFrom string
+	// paint is the look of the styles of stdout; nil when it takes no
+	// color. riff top and riff chat paint their own lines with it.
+	paint render.Paint
+	// quietNotes drops the lines of the client on stderr (the wait line,
+	// the note of builds) while riff top draws a live table.
+	quietNotes bool
 }
 
 func (s *system) run(ctx context.Context, args []string) int {
@@ -206,7 +219,7 @@ func (c *cli) setup() error {
 	if on {
 		opts.Paint = paintPart
 	}
-	c.out, c.errColor = render.NewPrinter(c.stdout, opts), errOn
+	c.out, c.errColor, c.paint = render.NewPrinter(c.stdout, opts), errOn, opts.Paint
 
 	server, from := c.g.server, "from --server"
 	if env, ok := c.g.envGave["server"]; ok {
@@ -231,6 +244,7 @@ func (c *cli) setup() error {
 	c.signin = c.openSignIn(u, copts)
 	copts.Auth = c.auth()
 	c.client = riffclient.New(u, copts)
+	c.clientOpts = copts
 	return nil
 }
 
@@ -289,6 +303,9 @@ func (c *cli) signInFault() func() error {
 type noteWriter struct{ c *cli }
 
 func (n *noteWriter) Write(p []byte) (int, error) {
+	if n.c.quietNotes {
+		return len(p), nil
+	}
 	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
 		if strings.HasPrefix(line, "riff:") {
 			line = n.c.paintErr(yellow, line)

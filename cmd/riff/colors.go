@@ -39,6 +39,8 @@ func paintPart(p render.Part) string {
 		code = bold
 	case render.Named:
 		code = sessionColor(p.Who)
+	case render.Person:
+		code = bold + ";" + sessionColor(p.Who)
 	}
 	return paint(code, p.Text)
 }

@@ -110,7 +110,7 @@ func TestGivenEachCommandOfTheListWhenItIsCalledThenItDispatchesToItsEntry(t *te
 // capitals) runs nothing: riff knows no command, and riff help has none.
 func TestGivenANameThatIsNotInTheListWhenItIsCalledThenNothingRuns(t *testing.T) {
 	riff := listRunner(t)
-	names := []string{"daemon", "top", "update", "pr", "audit", "wave", "chat", "verify"}
+	names := []string{"daemon", "update", "pr", "audit", "wave", "verify"}
 	top := map[string]bool{}
 	for _, h := range riffCommands() {
 		for _, cmd := range h.commands {

@@ -241,10 +241,11 @@ func testClient(t *testing.T, server string) *riffclient.Client {
 
 // riffEnv is the env of each riff command of the end-to-end tests. The
 // riff of this machine is an address with no riff (port 1), so that a
-// riff-server of the machine does not change the output.
+// riff-server of the machine does not change the output, and a Claude
+// Code that runs the tests does not name the session of the relay.
 func riffEnv(server, session string) []string {
 	return append(os.Environ(), "USER=mike", "RIFF_HOST=pangolin", "RIFF_SERVER="+server, "NO_COLOR=", "RIFF_SESSION="+session,
-		testLocalEnv+"=http://127.0.0.1:1")
+		testLocalEnv+"=http://127.0.0.1:1", "CLAUDE_CODE_SESSION_ID=")
 }
 
 // runRiff runs the riff binary in dir as session ("" is the person), and

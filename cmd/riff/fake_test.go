@@ -31,6 +31,9 @@ type fakeServer struct {
 	// owner is the owner line of who and whoami.
 	noSignIn bool
 	owner    string
+	// topReply is the reply of /v1/top (riff top), with the build of
+	// the fake server.
+	topReply *wire.TopReply
 	mu       sync.Mutex
 	calls    []string
 }
@@ -204,6 +207,14 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Chunks:     12, Sessions: 8, Cursors: 40, Threads: 9, MemoryBytes: 35_000_000, StartedAgoMs: 7_200_000, ReplayMs: 120, Store: "dir"})
 	case "/v1/tail":
 		f.tail(w, r)
+	case "/v1/top":
+		if f.topReply == nil {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		reply := *f.topReply
+		reply.Build = f.build
+		enc.Encode(reply)
 	case "/v1/register", "/v1/move":
 		// The server holds the caller as it named itself.
 		enc.Encode(wire.RegisterReply{URI: uri(str("me"))})

@@ -138,6 +138,7 @@ func goldenCases() []golden {
 		{name: "people-no-sign-in", args: []string{"people"}, noSignIn: true},
 		{name: "help-invite", args: []string{"help", "invite"}},
 		{name: "help-owner", args: []string{"help", "owner"}},
+		{name: "help-chat", args: []string{"help", "chat"}},
 		{name: "version", args: []string{"--version"}},
 		{name: "unknown-command", args: []string{"frobnicate"}},
 	}

@@ -15,10 +15,14 @@ func relayCommand() command {
   riff relay denied             the PermissionDenied hook: posts a refusal of auto mode
                                 to the thread denials, and never waits for riff-server
 
-The session is --session or RIFF_SESSION; riff relay mcp also reads
-CLAUDE_SESSION_ID. RIFF_KEEPALIVE_EVERY (a duration, for example 10s)
-sets the time between two keep-alives: 1m by default, 10s in a worker
-(RIFF_WORKER=1).
+The session is --session, else RIFF_SESSION, else CLAUDE_CODE_SESSION_ID
+(the session ID that Claude Code gives to its MCP server, its hooks and
+the command of a Monitor), else the session_id of a hook's input (for
+the watch: the session file of the Claude Code that runs it).
+RIFF_KEEPALIVE_EVERY (a duration, for example 10s) sets the time between
+two keep-alives: 1m by default, 10s in a worker (RIFF_WORKER=1). riff
+relay mcp keeps its log lines in relay.log of the local folder as well as
+on stderr (at most 1 MiB, then relay.log.1).
 `,
 		subcommands: relaySubcommands(),
 	}

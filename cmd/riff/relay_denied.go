@@ -10,6 +10,7 @@ import (
 	"os/exec"
 
 	"github.com/como-technologies/riff/riffclient/denied"
+	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffcore/secret"
 )
@@ -42,7 +43,8 @@ is cut to 300 characters:
 
   denied reason=R tool=Bash head="git push" role=lead user=mike host=pangolin repo=OWNER/REPO session=25456ff6 claim=-: git push origin v3.2.0
 
-The session is --session or RIFF_SESSION, else the session_id of the input;
+The session is --session or RIFF_SESSION, else CLAUDE_CODE_SESSION_ID,
+else the session_id of the input;
 the place is the cwd of the input. riff denials counts the records.
 `,
 		flags: func(fs *flag.FlagSet) action {
@@ -78,12 +80,9 @@ func (c *cli) relayDenied(ctx context.Context) error {
 	if in.ToolName == "" {
 		return knownf("riff relay denied reads the JSON of the PermissionDenied hook of Claude Code on stdin; the input has no tool_name")
 	}
-	session := c.g.session
+	session := door.SessionOf(c.g.session, c.env(door.AgentSessionEnv), in.SessionID)
 	if session == "" {
-		session = in.SessionID
-	}
-	if session == "" {
-		return knownf("riff relay denied needs the session of the agent tool: the session_id of the input, --session or RIFF_SESSION")
+		return knownf("riff relay denied needs the session of the agent tool: the session_id of the input, CLAUDE_CODE_SESSION_ID, --session or RIFF_SESSION")
 	}
 	dir := in.Cwd
 	if info, err := os.Stat(dir); dir == "" || err != nil || !info.IsDir() {

@@ -21,7 +21,8 @@ func relayHook() command {
 PostToolUse, Stop, SessionStart, UserPromptSubmit) and keeps the newest
 fact of the session in the local folder. It calls no server and prints
 nothing, but for the Stop hook of a worker that riff asks to clear its
-context. A riff tool and riff relay watch are no work. The fact of a
+context. A riff tool, riff relay watch, ToolSearch (it finds the riff
+tools) and TaskStop (it stops a Monitor) are no work. The fact of a
 Bash call is its description, never its command.
 `,
 		flags: noFlags(func(c *cli, ctx context.Context, args []string) error {
@@ -42,12 +43,9 @@ func (c *cli) relayHook() error {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return knownf("riff relay hook reads the JSON of a hook on stdin: %s", err)
 	}
-	session := c.g.session
-	if session == "" {
-		session = in.SessionID
-	}
+	session := door.SessionOf(c.g.session, c.env(door.AgentSessionEnv), in.SessionID)
 	if err := name.CheckSessionID(session); err != nil {
-		return knownf("riff relay hook needs the session_id of the hook or RIFF_SESSION: %q is not a session ID", session)
+		return knownf("riff relay hook needs the session_id of the hook, CLAUDE_CODE_SESSION_ID or RIFF_SESSION: %q is not a session ID", session)
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {

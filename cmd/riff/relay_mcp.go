@@ -5,8 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,10 +33,14 @@ const (
 	// envWorker marks the session a worker: it registers with the worker
 	// mark, and sends a keep-alive each 10 s.
 	envWorker = "RIFF_WORKER"
-	// envClaudeSession is the session ID that some builds of Claude Code
-	// set; RIFF_SESSION and --session win over it.
-	envClaudeSession = "CLAUDE_SESSION_ID"
 )
+
+// madeSessionLine is the log line of a relay that made its session ID.
+// No name of an env var stands before a colon or an equals sign in it:
+// the redaction of Claude Code takes the word after "NAME:" for a secret
+// and the line read "…: [REDACTED] made one".
+const madeSessionLine = "riff relay mcp made a new session ID, because neither --session nor the env vars RIFF_SESSION and " + door.AgentSessionEnv +
+	" named one; the hooks of the agent tool do not reach its keep-alive (see docs/agents.md)"
 
 // workerKeepAliveEvery is the time between two keep-alives of a worker
 // ("a keep-alive each minute (each 10 s in a worker)", docs/agents.md);
@@ -61,7 +67,11 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	if err := noArgs(args, "relay mcp"); err != nil {
 		return err
 	}
-	log := jsonLog(c.stderr)
+	// The agent tool closes the stderr of its server with the connection:
+	// a line after it must not end the relay by SIGPIPE before its end
+	// reached the server. The write fails, and the line is in the file.
+	signal.Ignore(syscall.SIGPIPE)
+	log := jsonLog(c.relayLogOut())
 	// The lines of the client (the wait line, the note of different
 	// builds) go to the log as JSON lines, as each other line of stderr.
 	opts := riffclient.Options{Build: c.build, Out: logLines{log}}
@@ -78,16 +88,16 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	}
 	tools := mcptools.New(mcptools.Options{
 		Client: c.client, Dir: r.dir, Me: c.sessionAt,
-		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc,
+		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc, Earlier: c.earlierLine, EarlierOfClone: c.earlierOfClone,
 	})
 	server := mcp.NewServer(&mcp.Implementation{Name: "riff", Version: c.build.Display()}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
 	mcptools.Add(server, tools)
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log,
-		KeepAlive: func(ctx context.Context, me name.SessionURI) {
+		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
 			desk := r.leadDesk()
 			onAlive := r.onAlive(me.Session)
-			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, LeadWake: desk.LeadWake,
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, Relay: relay, LeadWake: desk.LeadWake,
 				OnReply: func(reply wire.AliveReply) { onAlive(reply); desk.Unanswered(ctx, reply.Unanswered) }}.Run(ctx)
 		},
 	})
@@ -105,13 +115,13 @@ func (c *cli) newRelay(log *slog.Logger) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, made, err := mcptools.SessionID(c.g.session, c.env(envClaudeSession))
+	id, made, err := mcptools.SessionID(c.g.session, c.env(door.AgentSessionEnv))
 	if err != nil {
 		return nil, knownf("%s", err)
 	}
 	c.g.session = id
 	if made {
-		log.Warn("riff relay mcp has no session ID from RIFF_SESSION, --session or CLAUDE_SESSION_ID: it made one; the hooks of the agent tool do not reach its keep-alive (see docs/agents.md)", "session", id)
+		log.Warn(madeSessionLine, "session", id)
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {
@@ -164,6 +174,20 @@ func (l logLines) Write(p []byte) (int, error) {
 		l.log.Info(line)
 	}
 	return len(p), nil
+}
+
+// relayLogOut is where the log of riff relay mcp goes: the file of the
+// relays in the local folder (door.RelayLog, bounded), then stderr. The
+// agent tool keeps stderr only while it is connected, so the file is
+// written first, and a stderr that is gone does not stop it. With no
+// local folder the log is on stderr only, and says why.
+func (c *cli) relayLogOut() io.Writer {
+	dir, err := local.StateDir(c.env)
+	if err != nil {
+		jsonLog(c.stderr).Warn("riff relay mcp keeps its log on stderr only: " + err.Error())
+		return c.stderr
+	}
+	return door.Tee(door.RelayLog(dir), c.stderr)
 }
 
 // jsonLog is the log of riff relay mcp on stderr: the JSON lines with

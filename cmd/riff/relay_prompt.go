@@ -36,9 +36,11 @@ func (c *cli) relayPrompt(ctx context.Context) {
 	var in door.HookInput
 	raw, _ := io.ReadAll(io.LimitReader(c.stdin, door.MaxHookInput))
 	_ = json.Unmarshal(raw, &in)
-	if c.g.session == "" && name.CheckSessionID(in.SessionID) == nil {
-		c.g.session = in.SessionID
+	hookID := in.SessionID
+	if name.CheckSessionID(hookID) != nil {
+		hookID = ""
 	}
+	c.g.session = door.SessionOf(c.g.session, c.env(door.AgentSessionEnv), hookID)
 	me, err := c.me(ctx)
 	if err != nil || me.Session == "" {
 		return

@@ -40,9 +40,11 @@ a restart of the server and a new watch.
 // lines for a person on stderr: a fault in red, a lost woke mark in
 // yellow.
 func (c *cli) relayWatch(ctx context.Context, follow bool) error {
+	// A Monitor gets no hook input: the session is the one that Claude
+	// Code names in the env of its command, else the one of the Claude
+	// Code among the parents of the watch. --session and RIFF_SESSION win.
+	c.g.session = door.SessionOf(c.g.session, c.env(door.AgentSessionEnv), "")
 	if c.g.session == "" {
-		// A Monitor gets no hook input: the session is the one of the
-		// Claude Code that runs the watch. --session and RIFF_SESSION win.
 		if id, ok := local.AgentSession(c.env, os.Getpid(), local.ParentPID); ok {
 			c.g.session = id
 		}
@@ -52,7 +54,7 @@ func (c *cli) relayWatch(ctx context.Context, follow bool) error {
 		return err
 	}
 	if me.Session == "" {
-		return knownf("riff relay watch watches a session: run it in the agent tool of the session (Claude Code), or set RIFF_SESSION or --session to its session ID")
+		return knownf("riff relay watch watches a session: run it in the agent tool of the session (Claude Code), or set RIFF_SESSION or --session to its session ID (Claude Code gives it as CLAUDE_CODE_SESSION_ID)")
 	}
 	dir, err := local.Dir(c.env)
 	if err != nil {

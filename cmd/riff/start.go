@@ -40,6 +40,8 @@ and the detail of its state. you marks your own row.
 		// riff denials shows what the sessions do, as who does: its entry
 		// is in denials.go.
 		denialsCommand(),
+		// riff top, the live table of who: its entry is in top.go.
+		topCommand(),
 		{
 			name: "server", usage: "server", short: "show the riff that riff uses, its release and its facts",
 			long: `Shows the riff that riff uses and where that choice comes from, its release

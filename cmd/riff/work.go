@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/chat"
 	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/earlier"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/quote"
@@ -77,15 +79,20 @@ and the number. After a break, riff connects again by itself and shows each
 message of the break once and in order. The server keeps the last 200
 messages of a thread: when more came in the break, riff first shows one
 yellow line with the number of the lost messages, then the kept ones.
-Ctrl-C stops.
+When the first connect fails, riff tries once more at once. In riff tail
+chat an action shows as * USER@HOST TEXT. Ctrl-C stops.
 `,
 			flags: noFlags((*cli).tail), interspersed: true,
 		},
+		chatCommand(),
 		{
 			name: "claim", usage: "claim [-t THREAD] ITEM", short: "claim a work item (exit 1 when held)",
 			long: `Claims a work item in the thread of your repository (or -t THREAD).
 riff claim exits with status 1 when another session holds the item, or
-when the riff or the repository is paused.
+when the riff or the repository is paused. After the claim it shows the
+earlier work on ITEM in this clone (riff fetches from origin first, for
+at most 5 s): each pushed branch and each worktree of the item; a verify
+item has none.
 `,
 			flags: func(fs *flag.FlagSet) action {
 				thread := threadFlag(fs)
@@ -177,7 +184,47 @@ func oneItem(args []string, cmd string) (string, error) {
 // caller makes the calls of the commands as the caller, printing to the
 // output of the run.
 func (c *cli) caller() commands.Caller {
-	return commands.Caller{Client: c.client, Me: c.me, Out: c.out}
+	return commands.Caller{Client: c.client, Me: c.me, Out: c.out,
+		Earlier: func(ctx context.Context, item name.Item) string {
+			dir, err := c.workDir()
+			if err != nil {
+				return ""
+			}
+			return c.earlierLine(ctx, dir, item)
+		},
+		EarlierOfClone: func(ctx context.Context, skip func(name.Item) bool) []string {
+			dir, err := c.workDir()
+			if err != nil {
+				return nil
+			}
+			return c.earlierOfClone(ctx, dir, skip)
+		},
+	}
+}
+
+// earlierOfClone gives a line for each item of the clone of dir with
+// earlier work, but the items of skip, at most 8 (riffclient/earlier).
+func (c *cli) earlierOfClone(ctx context.Context, dir string, skip func(name.Item) bool) []string {
+	works, err := earlier.List(ctx, earlier.Options{Dir: dir}, skip)
+	if err != nil {
+		return nil
+	}
+	lines := make([]string, 0, len(works))
+	for _, w := range works {
+		lines = append(lines, string(w.Item)+": "+w.Parts(c.now()))
+	}
+	return lines
+}
+
+// earlierLine gives the line of the earlier work on item in the clone of
+// dir (riffclient/earlier), "" for none or when git cannot tell: the
+// claim holds either way.
+func (c *cli) earlierLine(ctx context.Context, dir string, item name.Item) string {
+	work, err := earlier.Find(ctx, earlier.Options{Dir: dir}, item)
+	if err != nil {
+		return ""
+	}
+	return work.Line(c.now())
 }
 
 // callAs sends the call that newCall makes for the caller: the session
@@ -255,6 +302,10 @@ func (c *cli) tail(ctx context.Context, args []string) error {
 			}
 		case wire.EventMessage:
 			day = render.TailMessage(c.out, *e.Message, c.client.Check, day)
+			if c.out.Width() > 0 && chat.ToPerson(me, c.client.Check(*e.Message)) {
+				// A message to the person wakes its terminal: the bell.
+				fmt.Fprint(c.stdout, "\a")
+			}
 		case riffclient.EventLost:
 			render.TailLost(c.out, e.Lost)
 		case riffclient.EventDown:

@@ -41,6 +41,15 @@ type Caller struct {
 	Me func(ctx context.Context) (name.SessionURI, error)
 	// Out prints the replies.
 	Out *render.Printer
+	// Earlier gives the line of the earlier work on an item that the
+	// caller claimed (riffclient/earlier: its pushed branches and its
+	// worktrees), "" for none; nil shows none. It never fails the claim.
+	Earlier func(ctx context.Context, item name.Item) string
+	// EarlierOfClone gives a line for each item of the clone of the
+	// caller with earlier work, but the items of skip, at most 8
+	// (riffclient/earlier.List): whoami of a session shows them, so that
+	// a new session sees them before it picks an item. Nil shows none.
+	EarlierOfClone func(ctx context.Context, skip func(name.Item) bool) []string
 }
 
 // Send sends the call that newCall makes for the caller.
@@ -87,7 +96,57 @@ func (c Caller) Whoami(ctx context.Context) error {
 		return err
 	}
 	render.Whoami(c.Out, me, r, c.Client.Build())
+	if c.EarlierOfClone != nil && !me.IsPerson() {
+		c.earlierOfClone(ctx, me)
+	}
 	return nil
+}
+
+// earlierOfClone shows the earlier work of the clone that no live
+// session owns (the guide, "See the earlier work on an item"): a live
+// session owns the items that it claims and the worktree where it works,
+// in its repository. It asks who only when the clone has earlier work;
+// when who fails it shows nothing, since it cannot tell what is free.
+func (c Caller) earlierOfClone(ctx context.Context, me name.SessionURI) {
+	var owned map[name.Item]bool
+	failed := false
+	skip := func(it name.Item) bool {
+		if owned == nil && !failed {
+			r, err := riffclient.Send(ctx, c.Client, wire.Who{Me: me})
+			if err != nil {
+				failed = true
+			} else {
+				owned = ownedItems(r, me.Repo)
+			}
+		}
+		return failed || owned[it]
+	}
+	lines := c.EarlierOfClone(ctx, skip)
+	if len(lines) == 0 {
+		return
+	}
+	c.Out.Text("Earlier work in this clone that no live session owns: claim the item to go on from it (\"Pick up dropped work\" in the instructions of the riff tools).")
+	for _, line := range lines {
+		c.Out.Text("  " + line)
+	}
+}
+
+// ownedItems gives the items that the live sessions of repo own: their
+// claims and the worktrees where they work.
+func ownedItems(r wire.WhoReply, repo name.Repo) map[name.Item]bool {
+	owned := map[name.Item]bool{}
+	for _, row := range r.Rows {
+		if row.Gone || row.URI.Repo != repo {
+			continue
+		}
+		for _, it := range row.URI.Claims {
+			owned[it] = true
+		}
+		if row.URI.Worktree != "" {
+			owned[name.Item(row.URI.Worktree)] = true
+		}
+	}
+	return owned
 }
 
 // Who lists the sessions of the riff; all also the gone ones, long with
@@ -205,7 +264,8 @@ func (c Caller) Blocked(ctx context.Context, reason string) error {
 }
 
 // Claim claims the work item in thread (none: the thread of the
-// repository of the caller).
+// repository of the caller), then shows the earlier work on it (the
+// guide, "See the earlier work on an item").
 func (c Caller) Claim(ctx context.Context, thread, workItem string) error {
 	it, err := item(workItem, "claim")
 	if err != nil {
@@ -218,6 +278,11 @@ func (c Caller) Claim(ctx context.Context, thread, workItem string) error {
 		return err
 	}
 	render.Claimed(c.Out, r)
+	if c.Earlier != nil {
+		if line := c.Earlier(ctx, it); line != "" {
+			c.Out.Text(line)
+		}
+	}
 	return nil
 }
 

@@ -13,6 +13,12 @@
 //     that riff asks to clear its context.
 //   - [Prompt] is the UserPromptSubmit hook of a lead: a keep-alive with
 //     the prompt, so that the wait of the lead ends.
+//   - [SessionOf] names the session of a command of the door from the
+//     given ID, the CLAUDE_CODE_SESSION_ID of the agent tool
+//     ([AgentSessionEnv]) and its own last source.
+//   - [LogFile] is the bounded file of the log lines of the relays in the
+//     local folder ([RelayLog]), and [Tee] writes a line to it and to
+//     stderr.
 //
 // The files of each session (the fact, the ask to clear, the woke marks)
 // are in the local folder of riff ([Files]); the folder itself, its place

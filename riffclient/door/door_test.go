@@ -46,6 +46,8 @@ func (s *syncBuffer) String() string {
 // stream, but the last turn stays open. It keeps each keep-alive.
 type wakeServer struct {
 	turns [][]wire.Wake
+	// riffs is the riff ID of the hello line of each turn; none is "".
+	riffs []string
 	clear bool
 	mu    sync.Mutex
 	opens int
@@ -70,7 +72,11 @@ func (s *wakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.opens++
 		s.mu.Unlock()
 		enc := json.NewEncoder(w)
-		_ = enc.Encode(wire.Event{Type: wire.EventHello})
+		riff := ""
+		if turn < len(s.riffs) {
+			riff = s.riffs[turn]
+		}
+		_ = enc.Encode(wire.Event{Type: wire.EventHello, Riff: riff})
 		for _, wk := range s.turns[turn] {
 			_ = enc.Encode(wire.Event{Type: wire.EventWake, Wake: &wk})
 		}
@@ -153,7 +159,7 @@ func TestGivenAWakeThatComesAgainAfterABreakWhenTheWatchFollowsThenItGivesOneLin
 		t.Errorf("marks = %q; want the open, two breaks and their ends", got)
 	}
 	woke, err := files.ReadWoke(me.Session)
-	if err != nil || woke["acme/app"] != 4 || woke["dm:ann"] != 1 {
+	if err != nil || woke.Seqs["acme/app"] != 4 || woke.Seqs["dm:ann"] != 1 {
 		t.Errorf("woke marks = %v, %v; want acme/app 4 and dm:ann 1", woke, err)
 	}
 
@@ -166,6 +172,51 @@ func TestGivenAWakeThatComesAgainAfterABreakWhenTheWatchFollowsThenItGivesOneLin
 	}
 	if got, want := out.String(), "wake: ann@heron:app (1a2b) wrote in acme/app (message 5)\n"; got != want {
 		t.Errorf("a new watch printed %q; want only the new wake %q", got, want)
+	}
+}
+
+// TestGivenAWatchThatFollowsWhenANewRiffStartsBehindTheSameAddressThenItsWakesFromSeq1GiveLines:
+// a memory store makes a new riff at each start, whose messages count
+// from 1 again: the woke marks of the old riff must not drop them, in
+// the watch that runs over the restart and in a new watch after it.
+func TestGivenAWatchThatFollowsWhenANewRiffStartsBehindTheSameAddressThenItsWakesFromSeq1GiveLines(t *testing.T) {
+	fake := &wakeServer{
+		turns: [][]wire.Wake{{wake("dm:ann", 3)}, {wake("dm:ann", 1), wake("dm:ann", 2)}},
+		riffs: []string{"riff-before", "riff-after"},
+	}
+	files := Files{Dir: t.TempDir()}
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- (Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: &out}).Run(ctx)
+	}()
+	line := func(n string) string {
+		return "wake: ann@heron:app (1a2b) wrote to you in a direct message (message " + n + ")\n"
+	}
+	want := line("3") + line("1") + line("2")
+	waitFor(t, "the lines of the new riff", func() bool { return out.String() == want || strings.Count(out.String(), "\n") > 3 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if out.String() != want {
+		t.Errorf("the lines of the watch over a new riff:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	// A new watch, with the marks of riff-after in the local folder, at
+	// a third riff: its seq 1 is a new message.
+	third := &wakeServer{turns: [][]wire.Wake{{wake("dm:ann", 1)}}, riffs: []string{"riff-third"}}
+	out = syncBuffer{}
+	if err := (Watch{Client: testClient(t, third), Me: me, Files: files, Out: &out}).Run(context.Background()); err != nil {
+		t.Fatalf("Run of a new watch = %v", err)
+	}
+	if got := out.String(); got != line("1") {
+		t.Errorf("a new watch at a new riff printed %q; want %q", got, line("1"))
+	}
+	if woke, err := files.ReadWoke(me.Session); err != nil || woke.Riff != "riff-third" || woke.Seqs["dm:ann"] != 1 {
+		t.Errorf("woke marks = %v, %v; want riff-third with dm:ann 1", woke, err)
 	}
 }
 
@@ -218,7 +269,7 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var asked bool
-	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour,
+	k := KeepAlive{Client: testClient(t, fake), Me: me, Files: files, Every: time.Hour, Relay: "5b1e0c7a9d3f2e41",
 		Now:     func() time.Time { return at.Add(90 * time.Second) },
 		OnReply: func(r wire.AliveReply) { asked = r.Clear; cancel() }}
 	k.Run(ctx)
@@ -228,8 +279,8 @@ func TestGivenAWorkerThatRiffAsksToClearWhenItsKeepAliveRunsThenTheAskIsInTheFil
 	fake.mu.Lock()
 	a := fake.alive[0]
 	fake.mu.Unlock()
-	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild {
-		t.Errorf("keep-alive = %+v; want the fact 90 s old and the build of the client", a)
+	if a.Activity != "runs Bash: run the tests" || a.ActivitySecs == nil || *a.ActivitySecs != 90 || a.Binary == nil || a.Binary.Build != testBuild || a.Relay != "5b1e0c7a9d3f2e41" {
+		t.Errorf("keep-alive = %+v; want the fact 90 s old, the build of the client and its relay", a)
 	}
 
 	w := Watch{Client: testClient(t, fake), Me: me, Files: files, Follow: true, Out: io.Discard}
@@ -277,6 +328,15 @@ func TestGivenTheHooksOfATurnWhenTheyRunThenTheFactFollowsAndAStopAnswersTheAskO
 	hook(HookInput{HookEventName: "UserPromptSubmit"}, 30)
 	if f := fact(); f.Activity != wire.ActivityWorks || f.PromptAtMs != 30 || f.Blocked {
 		t.Errorf("fact after a prompt = %+v; want works, the prompt and no block", f)
+	}
+	// A model finds the riff tools with ToolSearch, calls one, and stops
+	// its Monitor with TaskStop: none of it is work.
+	for i, tool := range []string{"ToolSearch", RiffToolPrefix + "claim", "TaskStop"} {
+		hook(HookInput{HookEventName: "PreToolUse", ToolName: tool, ToolInput: json.RawMessage(`{"query":"select:mcp__riff__claim"}`)}, int64(31+2*i))
+		hook(HookInput{HookEventName: "PostToolUse", ToolName: tool}, int64(32+2*i))
+	}
+	if f := fact(); f.Activity != wire.ActivityWorks || f.ActivityAtMs != 30 {
+		t.Errorf("fact after ToolSearch, a riff tool and TaskStop = %+v; want works since the prompt (no work)", f)
 	}
 	if answer := hook(HookInput{HookEventName: "Stop"}, 40); answer != nil {
 		t.Errorf("Stop with no ask answered %+v; want none", answer)

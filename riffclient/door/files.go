@@ -72,8 +72,32 @@ func (f Fact) Alive(me name.SessionURI, nowMs int64) wire.Alive {
 }
 
 // Woke holds the newest seq of each thread that a watch of the session
-// printed a wake for, so that a new watch does not print it again.
-type Woke map[string]uint64
+// printed a wake for, so that a new watch does not print it again. The
+// seqs count in one riff: behind the same address a new riff (a memory
+// store makes one at each start) numbers its messages from 1 again, so
+// the marks name the ID of their riff, and a wake of another riff
+// starts them again (a wake may then come twice, never none).
+type Woke struct {
+	// Riff is the ID of the riff of the marks; "" when its server named
+	// none.
+	Riff string `json:"riff,omitempty"`
+	// Seqs holds the newest seq printed, by thread.
+	Seqs map[string]uint64 `json:"seqs,omitempty"`
+}
+
+// Take says whether a wake of seq in thread of the riff riff is new, and
+// keeps its mark when it is: a seq of another riff than the marks' is
+// new, and starts the marks of that riff.
+func (w *Woke) Take(riff, thread string, seq uint64) bool {
+	if riff != w.Riff || w.Seqs == nil {
+		w.Riff, w.Seqs = riff, map[string]uint64{}
+	}
+	if w.Seqs[thread] >= seq {
+		return false
+	}
+	w.Seqs[thread] = seq
+	return true
+}
 
 // ReadFact reads the fact of a session: the zero Fact when it has none.
 func (s Files) ReadFact(session string) (Fact, error) {
@@ -107,7 +131,9 @@ func (s Files) Clear(session string) (bool, error) {
 	return data != nil, err
 }
 
-// ReadWoke reads the wakes that a watch printed: empty when none.
+// ReadWoke reads the wakes that a watch printed: empty when none. A file
+// of a build before the riff ID (a bare map of seqs) reads as empty: a
+// wake may come again once.
 func (s Files) ReadWoke(session string) (Woke, error) {
 	return readJSON(s, session, "woke", func() Woke { return Woke{} }, "the wakes of the session %s are not JSON")
 }

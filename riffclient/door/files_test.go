@@ -71,13 +71,38 @@ func TestGivenAnAskToClearWhenItIsKeptAndRemovedThenClearSaysSo(t *testing.T) {
 
 func TestGivenPrintedWakesWhenWrittenThenTheyReadBack(t *testing.T) {
 	dir := t.TempDir()
-	if w, err := (Files{Dir: dir}).ReadWoke("s1"); err != nil || len(w) != 0 {
+	if w, err := (Files{Dir: dir}).ReadWoke("s1"); err != nil || len(w.Seqs) != 0 || w.Riff != "" {
 		t.Fatalf("ReadWoke of none = %v, %v", w, err)
 	}
-	if err := (Files{Dir: dir}).WriteWoke("s1", Woke{"chat": 3, "dm:ann": 7}); err != nil {
+	if err := (Files{Dir: dir}).WriteWoke("s1", Woke{Riff: "r1", Seqs: map[string]uint64{"chat": 3, "dm:ann": 7}}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := (Files{Dir: dir}).ReadWoke("s1"); err != nil || w["chat"] != 3 || w["dm:ann"] != 7 {
+	if w, err := (Files{Dir: dir}).ReadWoke("s1"); err != nil || w.Riff != "r1" || w.Seqs["chat"] != 3 || w.Seqs["dm:ann"] != 7 {
 		t.Errorf("ReadWoke = %v, %v", w, err)
+	}
+}
+
+// TestGivenTheWokeMarksOfOneRiffWhenAWakeOfAnotherRiffComesThenItIsNewAndTheMarksStartAgain:
+// a new riff behind the same address numbers its messages from 1 again.
+func TestGivenTheWokeMarksOfOneRiffWhenAWakeOfAnotherRiffComesThenItIsNewAndTheMarksStartAgain(t *testing.T) {
+	w := Woke{}
+	steps := []struct {
+		riff, thread string
+		seq          uint64
+		want         bool
+	}{
+		{"r1", "dm:ann", 3, true},
+		{"r1", "dm:ann", 3, false},
+		{"r1", "dm:ann", 2, false},
+		{"r2", "dm:ann", 1, true},
+		{"r2", "dm:ann", 1, false},
+		{"r2", "chat", 1, true},
+		{"", "dm:ann", 1, true},
+		{"", "dm:ann", 1, false},
+	}
+	for i, s := range steps {
+		if got := w.Take(s.riff, s.thread, s.seq); got != s.want {
+			t.Errorf("step %d: Take(%q, %q, %d) = %v; want %v (marks %v)", i, s.riff, s.thread, s.seq, got, s.want, w)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/como-technologies/riff/riffclient/internal/terminal"
@@ -122,11 +123,18 @@ func HookFact(in HookInput, f Fact, nowMs int64, askedClear func() (bool, error)
 	return f, nil, nil
 }
 
-// riffWork says whether a tool call is riff itself, which is no work: a
-// tool of riff relay mcp, or a command that runs riff (riff relay watch
-// in a Monitor, riff status in Bash).
+// NoWorkTools are the tools of Claude Code that are no work of the
+// session: ToolSearch finds the deferred tools (a model calls it before
+// its first riff tool), and TaskStop stops a background task such as the
+// Monitor of riff relay watch.
+var NoWorkTools = []string{"TaskStop", "ToolSearch"}
+
+// riffWork says whether a tool call is riff itself or a step around it,
+// which is no work: a tool of riff relay mcp, a tool of NoWorkTools, or
+// a command that runs riff (riff relay watch in a Monitor, riff status
+// in Bash).
 func riffWork(in HookInput) bool {
-	if strings.HasPrefix(in.ToolName, RiffToolPrefix) {
+	if strings.HasPrefix(in.ToolName, RiffToolPrefix) || slices.Contains(NoWorkTools, in.ToolName) {
 		return true
 	}
 	var cmd struct {

@@ -36,6 +36,11 @@ type KeepAlive struct {
 	OnReply func(wire.AliveReply)
 	// Now gives the time of the ages of the fact: time.Now when nil.
 	Now func() time.Time
+	// Relay is the instance ID of the relay that sends the keep-alives
+	// (mcptools.Life.Relay): a sign of life of that relay, so that the end
+	// of another relay of the session does not end it. The watch sends
+	// none.
+	Relay string
 	// LeadWake gives lead.wake of the settings file of the machine, in
 	// minutes, at each keep-alive (riffclient/notify.Desk.LeadWake); nil
 	// or 0 sends none, and the server takes its 15.
@@ -70,7 +75,15 @@ func (k KeepAlive) Run(ctx context.Context) {
 				alive.LeadWake = &m
 			}
 		}
-		reply, err := riffclient.Send(ctx, k.Client, alive)
+		alive.Relay = k.Relay
+		// A keep-alive in flight is not cut off by the end of ctx: a cut
+		// request may still reach the server after the end of the relay
+		// that the owner sends next, and mark that relay live again for
+		// 3 minutes (a relay that ends at once, as the second relay of
+		// claude mcp list does, is in its first keep-alive).
+		sendCtx, done := afterEnd(ctx, endGrace)
+		reply, err := riffclient.Send(sendCtx, k.Client, alive)
+		done()
 		if err == nil && k.OnReply != nil {
 			k.OnReply(reply)
 		}
@@ -79,6 +92,29 @@ func (k KeepAlive) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// endGrace bounds the wait for a keep-alive in flight at the end of its
+// context.
+const endGrace = 5 * time.Second
+
+// afterEnd gives a context that ends grace after ctx ends, or at done.
+// The goroutine that waits for the grace ends at done.
+func afterEnd(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-out.Done():
+		}
+	})
+	return out, func() {
+		stop()
+		cancel()
 	}
 }
 

@@ -22,7 +22,8 @@ import (
 // there. Beside the stream it runs the keep-alive of the session. One
 // message gives one line, also over a reconnect, a restart of the server
 // and a new watch: the woke marks in Files hold the newest seq of each
-// thread that a watch of the session printed.
+// thread that a watch of the session printed, in the riff that the
+// stream names (a new riff behind the same address starts them again).
 type Watch struct {
 	Client *riffclient.Client
 	// Me is the session that the watch watches.
@@ -91,7 +92,7 @@ func (w Watch) Run(ctx context.Context) error {
 			return w.down(ctx, e.Err)
 		case wire.EventWake:
 			if e.Wake != nil {
-				return w.wake(*e.Wake, woke)
+				return w.wake(*e.Wake, e.Riff, &woke)
 			}
 		}
 		return nil
@@ -132,16 +133,15 @@ func (w Watch) down(ctx context.Context, err error) error {
 	return nil
 }
 
-// wake writes the line of a wake that no watch of the session printed
-// yet, and keeps its mark. A wake of a pause (seq 0) has no mark: it
-// comes each time.
-func (w Watch) wake(wk wire.Wake, woke Woke) error {
+// wake writes the line of a wake of the riff riff that no watch of the
+// session printed yet, and keeps its mark. A wake of a pause (seq 0) has
+// no mark: it comes each time.
+func (w Watch) wake(wk wire.Wake, riff string, woke *Woke) error {
 	if wk.Seq > 0 {
-		if woke[wk.Thread] >= wk.Seq {
+		if !woke.Take(riff, wk.Thread, wk.Seq) {
 			return nil
 		}
-		woke[wk.Thread] = wk.Seq
-		if err := w.Files.WriteWoke(w.Me.Session, woke); err != nil {
+		if err := w.Files.WriteWoke(w.Me.Session, *woke); err != nil {
 			w.warn("riff: the watch cannot keep its wakes in the local folder: " + err.Error())
 		}
 	}

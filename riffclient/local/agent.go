@@ -16,8 +16,9 @@ const maxAncestors = 32
 
 // AgentSession gives the session ID of the Claude Code that runs the
 // process pid, for a command that gets no hook input (riff relay watch
-// in a Monitor). Claude Code gives no env var of its session to a Bash
-// call; it keeps one file for each live session, CONFIG/sessions/PID.json
+// in a Monitor) when its env names none (Claude Code 2.1.332 gives
+// CLAUDE_CODE_SESSION_ID; riffclient/door.SessionOf reads it first). Claude
+// Code keeps one file for each live session, CONFIG/sessions/PID.json
 // with its sessionId, CONFIG being $CLAUDE_CONFIG_DIR or ~/.claude. The
 // session is the one of the nearest ancestor of pid with such a file;
 // parent gives the parent of a process (ParentPID on Linux).

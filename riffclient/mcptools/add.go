@@ -5,7 +5,10 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // Instructions are the instructions of an MCP server of riff tools for
 // the agent.
 const Instructions = "The riff tools of this session: messages, claims and the state of the other sessions of the riff. " +
-	"Read after each wake; claim an item before you work on it; set your status at each change of step."
+	"Read after each wake; claim an item before you work on it; set your status at each change of step. " +
+	"Pick up dropped work: when a claim names earlier work on the item (a pushed branch, a worktree), go on from it, and do not start again. " +
+	"Commit the files that a worktree has not committed as WIP and push them first: they are the only copy. " +
+	"Start again only when the earlier work is wrong: then delete its pushed branch first (git push origin --delete BRANCH), and say so in your start post."
 
 // Add adds the tools of the session to s, each with the description that
 // tells the agent when to use it.

@@ -2,7 +2,10 @@ package mcptools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -27,10 +30,17 @@ type Life struct {
 	Name string
 	// Worker registers the session with the worker mark.
 	Worker bool
-	// KeepAlive sends the keep-alives of the session me until ctx ends
-	// (door's keep-alive in riff). Serve runs it from the register to the
-	// end, and again at the new place after each move. Nil sends none.
-	KeepAlive func(ctx context.Context, me name.SessionURI)
+	// Relay is the instance ID of this relay, named in its register, its
+	// keep-alives and its end: the end of one relay does not end a session
+	// that another live relay of it serves (claude mcp list starts a
+	// second relay of the session, which exits at once). Serve makes one
+	// when it is empty (NewRelayID).
+	Relay string
+	// KeepAlive sends the keep-alives of the session me, from the relay,
+	// until ctx ends (door's keep-alive in riff). Serve runs it from the
+	// register to the end, and again at the new place after each move.
+	// Nil sends none.
+	KeepAlive func(ctx context.Context, me name.SessionURI, relay string)
 	// Log gets what the agent cannot be told: a register or an end that
 	// failed, and the end. Nil logs nothing.
 	Log *slog.Logger
@@ -52,10 +62,20 @@ func (t *Tools) Serve(ctx context.Context, s *mcp.Server, transport mcp.Transpor
 	if err != nil {
 		return err
 	}
-	if _, err := riffclient.Send(ctx, t.o.Client, wire.Register{Me: me, Worker: l.Worker}); err != nil {
-		log.Warn(l.Name+" cannot register the session", "session", me.Session, "error", t.words(err))
+	relay := l.Relay
+	if relay == "" {
+		if relay, err = NewRelayID(); err != nil {
+			return err
+		}
 	}
-	k := &keeper{ctx: ctx, run: l.KeepAlive}
+	if _, err := riffclient.Send(ctx, t.o.Client, wire.Register{Me: me, Worker: l.Worker, Relay: relay}); err != nil {
+		log.Warn(l.Name+" cannot register the session", "session", me.Session, "relay", relay, "error", t.words(err))
+	}
+	var run func(ctx context.Context, me name.SessionURI)
+	if l.KeepAlive != nil {
+		run = func(ctx context.Context, me name.SessionURI) { l.KeepAlive(ctx, me, relay) }
+	}
+	k := &keeper{ctx: ctx, run: run}
 	k.start(me)
 	t.mu.Lock()
 	t.onMove = k.move
@@ -69,16 +89,29 @@ func (t *Tools) Serve(ctx context.Context, s *mcp.Server, transport mcp.Transpor
 	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), EndBudget)
 	defer cancel()
 	if me, err := t.Me(endCtx); err == nil {
-		if _, err := riffclient.Send(endCtx, t.o.Client, wire.End{Me: me}); err != nil {
-			log.Warn(l.Name+" cannot end the session", "session", me.Session, "error", t.words(err))
-		} else {
-			log.Info(l.Name+" ended the session", "session", me.Session)
+		reply, err := riffclient.Send(endCtx, t.o.Client, wire.End{Me: me, Relay: relay})
+		switch {
+		case err != nil:
+			log.Warn(l.Name+" cannot end the session", "session", me.Session, "relay", relay, "error", t.words(err))
+		case reply.GoesOn:
+			log.Info(l.Name+" ended its relay; another relay serves the session, which goes on", "session", me.Session, "relay", relay)
+		default:
+			log.Info(l.Name+" ended the session", "session", me.Session, "relay", relay)
 		}
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		log.Warn(l.Name+": the MCP connection ended with an error", "error", err.Error())
 	}
 	return nil
+}
+
+// NewRelayID makes the instance ID of a relay: 16 random hex digits.
+func NewRelayID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("riff cannot make the instance ID of its relay: %s", err)
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // keeper owns the keep-alive of a session: one goroutine at a time, from

@@ -10,9 +10,9 @@ import (
 
 // SessionID gives the session ID of an agent session: the given one
 // (riff: --session, then RIFF_SESSION), else the one of its agent tool
-// (agentID: the CLAUDE_SESSION_ID that some builds of Claude Code set),
-// else a new one, and made says so: the hooks of the agent tool then do
-// not reach its keep-alive (docs/agents.md, "Step 2: the session ID").
+// (agentID: the CLAUDE_CODE_SESSION_ID that Claude Code gives its MCP
+// server, door.AgentSessionEnv), else a new one, and made says so: the
+// hooks of the agent tool then do not reach its keep-alive (docs/agents.md, "Step 2: the session ID").
 // An ID that is no session ID is an error that names it.
 func SessionID(given, agentID string) (id string, made bool, err error) {
 	id = given

@@ -44,6 +44,14 @@ type Options struct {
 	SignInFault func() error
 	// Zone is the zone of the times of the notes; nil is UTC.
 	Zone *time.Location
+	// Earlier gives the line of the earlier work on an item that the
+	// session claimed, in the clone of its working directory dir (riff
+	// relay mcp: riffclient/earlier); nil shows none.
+	Earlier func(ctx context.Context, dir string, item name.Item) string
+	// EarlierOfClone gives a line for each item with earlier work in the
+	// clone of dir, but the items of skip (riffclient/earlier.List); the
+	// whoami tool shows them. Nil shows none.
+	EarlierOfClone func(ctx context.Context, dir string, skip func(name.Item) bool) []string
 }
 
 // Tools are the tools of one agent session. They are safe for
@@ -78,7 +86,16 @@ func (t *Tools) Me(ctx context.Context) (name.SessionURI, error) {
 // error is a tool error, after the text that do printed.
 func (t *Tools) result(ctx context.Context, do func(ctx context.Context, c commands.Caller) error) (*mcp.CallToolResult, any, error) {
 	var out bytes.Buffer
-	err := do(ctx, commands.Caller{Client: t.o.Client, Me: t.Me, Out: render.NewPrinter(&out, render.Options{Zone: t.o.Zone})})
+	c := commands.Caller{Client: t.o.Client, Me: t.Me, Out: render.NewPrinter(&out, render.Options{Zone: t.o.Zone})}
+	if t.o.Earlier != nil {
+		c.Earlier = func(ctx context.Context, item name.Item) string { return t.o.Earlier(ctx, t.Place(), item) }
+	}
+	if t.o.EarlierOfClone != nil {
+		c.EarlierOfClone = func(ctx context.Context, skip func(name.Item) bool) []string {
+			return t.o.EarlierOfClone(ctx, t.Place(), skip)
+		}
+	}
+	err := do(ctx, c)
 	if err != nil {
 		text := strings.TrimRight(out.String()+t.errorText(err), "\n")
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil

@@ -117,6 +117,10 @@ func TailMessage(p *Printer, m wire.Message, check Check, day string) string {
 	header := append(messageParts(at.Format("15:04")+"  ", m, tailWords()), Plain(fmt.Sprintf("  #%d", m.Seq)))
 	p.Hanging(len(BodyIndent), header...)
 	body := kindMark(m.Kind) + CleanLines(m.Body)
+	if text, ok := Action(m.Thread, m.Body); ok {
+		// An action of chat, as riff chat shows it: * mike@thelio waves.
+		body = "* " + ChatName(m, true) + " " + CleanLines(text)
+	}
 	width := 0
 	if p.width > 0 {
 		width = max(20, p.width-len(BodyIndent))

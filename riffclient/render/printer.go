@@ -32,6 +32,9 @@ const (
 	// Named is the name of a session or a person ([Part.Who]): each has
 	// its own look, the same in each text.
 	Named
+	// Person is the name of a person in riff top: the look of Named
+	// (by [Part.Who]), in bold.
+	Person
 )
 
 // Part is a piece of a line with its style.

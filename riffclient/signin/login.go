@@ -62,6 +62,15 @@ func (m *Machine) Login(ctx context.Context, o LoginOptions) (Stored, error) {
 	if !provider.SignIn {
 		return Stored{}, ErrNoSignIn
 	}
+	if provider.Issuer == "" || provider.ClientID == "" {
+		// A riff with --require-sign-in and no provider: nobody can sign
+		// in, and the server says why.
+		why := provider.Reason
+		if why == "" {
+			why = "it names no provider to sign in with (its riff-server has no --issuer and --client-id)"
+		}
+		return Stored{}, &ProviderError{Err: fmt.Errorf("riff cannot sign in to the riff at %s: %s", m.client.Server(), why)}
+	}
 	wait := o.Wait
 	if wait <= 0 {
 		wait = DefaultLoginWait

@@ -106,6 +106,10 @@ func CheckHost(s string) error { return checkWord("host", s, ".-_") }
 // UUID.
 func CheckSessionID(s string) error { return checkWord("session ID", s, "-_.") }
 
+// CheckRelay checks the instance ID of a relay (wire.End): a word of
+// letters, digits and "-_." as a session ID.
+func CheckRelay(s string) error { return checkWord("relay", s, "-_.") }
+
 // CheckWorktree checks the name of a worktree.
 func CheckWorktree(s string) error { return checkWord("worktree", s, "._-") }
 

@@ -59,6 +59,10 @@ func bodyKeys(k Kind) (required, optional string, ok bool) {
 		return "email", "", true
 	case KindSigninsEnded:
 		return "email", "", true
+	case KindRelayStarted:
+		return "session relay", "", true
+	case KindRelayEnded:
+		return "session relay", "last", true
 	}
 	return "", "", false
 }
@@ -123,6 +127,10 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 	case KindSigninsEnded:
 		c, ok := r.readMemberInvited()
 		return SigninsEnded(c), ok
+	case KindRelayStarted:
+		return r.readRelayStarted()
+	case KindRelayEnded:
+		return r.readRelayEnded()
 	}
 	return nil, false
 }
@@ -578,6 +586,56 @@ func (r *reader) readAdminSet() (AdminSet, bool) {
 			}
 		default:
 			return r.unknown(key, "email admin")
+		}
+		return ok
+	})
+	return c, ok && seen.all(0b11)
+}
+
+// readRelayStarted reads a RelayStarted: each key of its tags at most once, each key
+// with no omitempty or omitzero, and a key of no field skipped.
+func (r *reader) readRelayStarted() (RelayStarted, bool) {
+	var c RelayStarted
+	var seen keySet
+	ok := r.object(func(key []byte) (ok bool) {
+		switch string(key) {
+		case "session":
+			if ok = seen.add(0); ok {
+				c.Session, ok = r.uri()
+			}
+		case "relay":
+			if ok = seen.add(1); ok {
+				c.Relay, ok = r.str()
+			}
+		default:
+			return r.unknown(key, "session relay")
+		}
+		return ok
+	})
+	return c, ok && seen.all(0b11)
+}
+
+// readRelayEnded reads a RelayEnded: each key of its tags at most once, each key
+// with no omitempty or omitzero, and a key of no field skipped.
+func (r *reader) readRelayEnded() (RelayEnded, bool) {
+	var c RelayEnded
+	var seen keySet
+	ok := r.object(func(key []byte) (ok bool) {
+		switch string(key) {
+		case "session":
+			if ok = seen.add(0); ok {
+				c.Session, ok = r.uri()
+			}
+		case "relay":
+			if ok = seen.add(1); ok {
+				c.Relay, ok = r.str()
+			}
+		case "last":
+			if ok = seen.add(2); ok {
+				c.Last, ok = r.boolean()
+			}
+		default:
+			return r.unknown(key, "session relay last")
 		}
 		return ok
 	})

@@ -39,6 +39,13 @@ const (
 	KindSigninsEnded     Kind = "signins_ended"
 )
 
+// The kinds of change after release 1.0.0: each has a name of its own,
+// and a build of 1.0.0 skips it.
+const (
+	KindRelayStarted Kind = "relay_started"
+	KindRelayEnded   Kind = "relay_ended"
+)
+
 // Kinds lists each change kind of this build: the registry. The fixture
 // kinds.json lists the same names, and a test compares the two.
 func Kinds() []Kind {
@@ -48,6 +55,7 @@ func Kinds() []Kind {
 		KindPlanSet, KindPlanEnded, KindNotesSet, KindSettingChanged,
 		KindPersonJoined, KindMemberInvited, KindMemberRemoved, KindAdminSet, KindOwnerSet,
 		KindOwnerAsked, KindOwnerDenied, KindOwnerEnded, KindSigninsEnded,
+		KindRelayStarted, KindRelayEnded,
 	}
 }
 
@@ -105,6 +113,10 @@ func decodeKind(k Kind, body []byte) (c Change, known bool, err error) {
 		return decodeAs[OwnerEnded](body)
 	case KindSigninsEnded:
 		return decodeAs[SigninsEnded](body)
+	case KindRelayStarted:
+		return decodeAs[RelayStarted](body)
+	case KindRelayEnded:
+		return decodeAs[RelayEnded](body)
 	}
 	return nil, false, nil
 }
@@ -291,6 +303,25 @@ type SigninsEnded struct {
 	Email string `json:"email"`
 }
 
+// RelayStarted is a relay of a session (one run of riff relay mcp) that
+// registered with its instance ID: it serves the session until its
+// relay_ended. An end of another relay does not end a session that it
+// serves while it gives signs of life.
+type RelayStarted struct {
+	Session name.SessionURI `json:"session"`
+	Relay   string          `json:"relay"`
+}
+
+// RelayEnded is a relay of a session that no longer serves it: its end,
+// or no sign of life for 3 minutes when another relay registers. Last
+// marks the end that ended the session (no other relay served it): the
+// session has no relay left.
+type RelayEnded struct {
+	Session name.SessionURI `json:"session"`
+	Relay   string          `json:"relay"`
+	Last    bool            `json:"last,omitempty"`
+}
+
 func (RiffMade) Kind() Kind         { return KindRiffMade }
 func (SessionStarted) Kind() Kind   { return KindSessionStarted }
 func (SessionForgotten) Kind() Kind { return KindSessionForgotten }
@@ -316,6 +347,8 @@ func (OwnerAsked) Kind() Kind       { return KindOwnerAsked }
 func (OwnerDenied) Kind() Kind      { return KindOwnerDenied }
 func (OwnerEnded) Kind() Kind       { return KindOwnerEnded }
 func (SigninsEnded) Kind() Kind     { return KindSigninsEnded }
+func (RelayStarted) Kind() Kind     { return KindRelayStarted }
+func (RelayEnded) Kind() Kind       { return KindRelayEnded }
 
 func unknownURI(u name.SessionURI) bool { return len(u.Unknown) > 0 }
 
@@ -346,6 +379,8 @@ func (OwnerAsked) hasOther() bool     { return false }
 func (OwnerDenied) hasOther() bool    { return false }
 func (OwnerEnded) hasOther() bool     { return false }
 func (SigninsEnded) hasOther() bool   { return false }
+func (c RelayStarted) hasOther() bool { return unknownURI(c.Session) }
+func (c RelayEnded) hasOther() bool   { return unknownURI(c.Session) }
 
 // Reason is why a session started.
 type Reason string

@@ -35,7 +35,7 @@ var fastKinds = []record.Kind{
 	record.KindRiffMade, record.KindSessionForgotten, record.KindPlanSet, record.KindPlanEnded, record.KindNotesSet,
 	record.KindPersonJoined, record.KindMemberInvited, record.KindMemberRemoved, record.KindAdminSet,
 	record.KindOwnerSet, record.KindOwnerAsked, record.KindOwnerDenied, record.KindOwnerEnded, record.KindSigninsEnded,
-	record.KindSettingChanged,
+	record.KindSettingChanged, record.KindRelayStarted, record.KindRelayEnded,
 }
 
 // agree checks that Decode and the fast path give what the slow path

@@ -281,6 +281,8 @@ func oneOfEach(t testing.TB) map[record.Kind]record.Change {
 		record.KindOwnerDenied:    record.OwnerDenied{Email: "brett@example.com"},
 		record.KindOwnerEnded:     record.OwnerEnded{Email: "mike@example.com"},
 		record.KindSigninsEnded:   record.SigninsEnded{Email: "brett@example.com"},
+		record.KindRelayStarted:   record.RelayStarted{Session: session, Relay: "3f9c1a7e0b2d4c68"},
+		record.KindRelayEnded:     record.RelayEnded{Session: session, Relay: "3f9c1a7e0b2d4c68", Last: true},
 	}
 }
 

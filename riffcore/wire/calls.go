@@ -12,6 +12,9 @@ import (
 type Register struct {
 	Me     name.SessionURI `json:"me"`
 	Worker bool            `json:"worker,omitempty"`
+	// Relay is the instance ID of the relay that registers (one run of
+	// riff relay mcp; see [End]). None is a client of an older build.
+	Relay string `json:"relay,omitempty"`
 }
 
 // Start is a new start of a session: a new process (process), a resume,
@@ -22,9 +25,15 @@ type Start struct {
 	Worker bool            `json:"worker,omitempty"`
 }
 
-// End ends a session: its claims are free at once.
+// End ends a session: its claims are free at once. An end that names
+// its Relay ends only that relay while another relay of the session
+// gives signs of life (docs/wire.md, end): a second riff relay mcp of
+// the same session (claude mcp list starts one) does not end the live
+// one when it exits. An end with no relay ends the session, as an older
+// client's end does.
 type End struct {
-	Me name.SessionURI `json:"me"`
+	Me    name.SessionURI `json:"me"`
+	Relay string          `json:"relay,omitempty"`
 }
 
 // Join joins a thread.
@@ -226,9 +235,12 @@ type StartReply struct {
 	Released []name.Item     `json:"released,omitempty"`
 }
 
-// EndReply gives the claims that the end freed.
+// EndReply gives the claims that the end freed. GoesOn says that the end
+// ended only its relay: another relay serves the session, which keeps its
+// claims.
 type EndReply struct {
 	Released []name.Item `json:"released,omitempty"`
+	GoesOn   bool        `json:"goes_on,omitempty"`
 }
 
 // ThreadReply names a thread that the call joined or left.

@@ -257,6 +257,11 @@ type Event struct {
 	// end): EndSignIn or EndExpired. Reason says it for a person.
 	End    string `json:"end,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Riff is the ID of the riff, on the hello line of a watch: behind
+	// the same address a new riff (a memory store makes one at each
+	// start) numbers its messages from 1 again, so the woke marks of a
+	// watch hold for one riff only.
+	Riff string `json:"riff,omitempty"`
 }
 
 // The types of an event.

@@ -33,6 +33,11 @@ type Alive struct {
 	// as long as the session (riff relay mcp, riff relay watch, the riff
 	// daemon). None keeps the one that the server holds.
 	Binary *Binary `json:"binary,omitempty"`
+	// Relay is the instance ID of the relay that sends the keep-alive
+	// (riff relay mcp): a sign of life of that relay, so that the end of
+	// another relay does not end the session. The watch and the hooks
+	// send none.
+	Relay string `json:"relay,omitempty"`
 	// LeadWake is lead.wake of the settings file of the machine of the
 	// session, in minutes (1 to 1440): the wait from a block of a session
 	// of its user to the second wake of the lead, and from there to the

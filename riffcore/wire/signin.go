@@ -29,6 +29,10 @@ type ProviderReply struct {
 	ClientID     string   `json:"client_id,omitempty"`
 	ClientSecret string   `json:"client_secret,omitempty"`
 	Scopes       []string `json:"scopes,omitempty"`
+	// Reason says why no person can sign in, in a riff with sign-in and
+	// no provider (riff-server --require-sign-in with no --client-id):
+	// riff login shows it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SignIn signs a person in: the ID token of the provider and the public

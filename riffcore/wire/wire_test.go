@@ -84,6 +84,7 @@ func calls() []call {
 		c("idle", wire.Idle{}.Path(), "/v1/idle", func() any { return send[wire.IdleReply](wire.Idle{}) }),
 		c("server", wire.Server{}.Path(), "/v1/server", func() any { return send[wire.ServerFacts](wire.Server{}) }),
 		c("notes read", wire.Notes{}.Path(), "/v1/notes/read", func() any { return send[wire.NotesReply](wire.Notes{}) }),
+		c("top", wire.Top{}.Path(), "/v1/top", func() any { return send[wire.TopReply](wire.Top{}) }),
 		c("post content", wire.PostContent{}.Path(), "/v1/post/content", func() any { return send[signed.Content](wire.PostContent{}) }),
 		// the streams: send gives the type of one line
 		c("watch", wire.Watch{}.Path(), "/v1/watch", func() any { return send[wire.Event](wire.Watch{}) }),
@@ -127,6 +128,7 @@ func TestReplyTypes(t *testing.T) {
 		"alive": "wire.AliveReply", "status": "wire.TextReply", "blocked": "wire.TextReply", "step": "wire.TextReply",
 		"move": "wire.RegisterReply",
 		"who":  "wire.WhoReply", "whoami": "wire.WhoamiReply", "read": "wire.ReadReply", "threads": "wire.ThreadsReply",
+		"top":  "wire.TopReply",
 		"riff": "wire.Pauses", "idle": "wire.IdleReply", "server": "wire.ServerFacts", "notes read": "wire.NotesReply",
 		"post content": "signed.Content",
 		"watch":        "wire.Event", "tail": "wire.Event",
@@ -160,6 +162,7 @@ func TestEachBodyHasMe(t *testing.T) {
 		wire.Alive{Me: me}, wire.Status{Me: me}, wire.Blocked{Me: me}, wire.Step{Me: me}, wire.Move{Me: me},
 		wire.Who{Me: me}, wire.Whoami{Me: me}, wire.Read{Me: me}, wire.Threads{Me: me}, wire.Riff{Me: me},
 		wire.Idle{Me: me}, wire.Notes{Me: me}, wire.Watch{Me: me}, wire.Tail{Me: me},
+		wire.Top{Me: me},
 		wire.PostContent{Post: wire.Post{Me: me}},
 	}
 	for _, b := range bodies {

@@ -19,8 +19,9 @@
 //
 // # Caveats
 //
-// It is for tests only: it signs with a key made at New, keeps all in
-// memory, and approves every browser request at once.
+// It is for tests only, and for a person who tries sign-in on one
+// machine (examples/oidcprovider): it signs with a key made at New,
+// keeps all in memory, and approves every browser request at once.
 package oidcfake
 
 import (
@@ -61,6 +62,12 @@ type Options struct {
 	Lifetime time.Duration
 	// Now is the clock of the tokens; nil is time.Now.
 	Now func() time.Time
+	// Activate serves the verification page of the device flow, GET
+	// /activate?user_code=CODE: it approves that code as the next
+	// identity at once, so that a person (a browser, or curl) does what
+	// Approve does in a test. The provider that a person runs
+	// (examples/oidcprovider) sets it.
+	Activate bool
 }
 
 // Identity is who the next approval is for.
@@ -156,6 +163,9 @@ func New(opts Options) (*Provider, error) {
 	mux.HandleFunc("GET /auth", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
 	mux.HandleFunc("POST /device", p.deviceAuthorization)
+	if opts.Activate {
+		mux.HandleFunc("GET /activate", p.activate)
+	}
 	p.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(p.done)
@@ -482,6 +492,27 @@ func (p *Provider) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
 		"expires_in":                600,
 		"interval":                  int(p.opts.Interval / time.Second),
 	})
+}
+
+// activate is the verification page of the device flow with Activate:
+// it approves the user code of its query as the next identity.
+func (p *Provider) activate(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("user_code")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if code == "" {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintln(w, "Give the code that riff login printed: /activate?user_code=CODE")
+		return
+	}
+	if err := p.Approve(code); err != nil {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintln(w, "No sign-in waits for this code. Run riff login again, and open the URL that it prints.")
+		return
+	}
+	p.mu.Lock()
+	email := p.next.Email
+	p.mu.Unlock()
+	fmt.Fprintf(w, "Approved: riff login signs in as %s.\n", email)
 }
 
 func (p *Provider) token(w http.ResponseWriter, r *http.Request) {

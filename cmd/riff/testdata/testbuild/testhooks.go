@@ -1,5 +1,11 @@
 package main
 
+import (
+	"time"
+
+	"github.com/como-technologies/riff/riffclient"
+)
+
 // This file replaces testhooks.go in the riff that the end-to-end tests
 // build (go build -overlay, see testOverlay in binaries_test.go): it
 // sets the options of the system from env vars that only a test sets.
@@ -12,5 +18,16 @@ package main
 func testHooks(s *system) {
 	if v := s.env("RIFF_TEST_LOCAL"); v != "" {
 		s.localRiff = v
+	}
+	// RIFF_TEST_BUDGET=2s: the budget of each call, so that a test of a
+	// server that gives no reply (riff top across a kill -9) does not wait
+	// the 60 s of a short command.
+	if d, err := time.ParseDuration(s.env("RIFF_TEST_BUDGET")); err == nil && d > 0 {
+		s.client = func(o *riffclient.Options) { o.Budget = d }
+	}
+	// RIFF_TEST_TOP_EVERY=1h: the time between two looks of riff top, so
+	// that only a resize or a message of the thread draws it again.
+	if d, err := time.ParseDuration(s.env("RIFF_TEST_TOP_EVERY")); err == nil && d > 0 {
+		s.topEvery = d
 	}
 }
