@@ -114,13 +114,33 @@ func (v View) Unanswered(s *Session, now Now) bool {
 	return b != nil && b.RemindedMs != 0 && now.Ms-b.RemindedMs >= b.RemindedAfterMs
 }
 
+// blockedSessions gives each session of the riff with a block in the
+// presence, in the order of the sessions: the timer and each keep-alive
+// of a lead look at these, not at each session of the riff.
+func (v View) blockedSessions() []*Session {
+	var keys []string
+	for key, l := range v.presence.Lives {
+		if l.Block != nil {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	out := make([]*Session, 0, len(keys))
+	for _, key := range keys {
+		if s := v.riff.Sessions[key]; s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // RemindsDue gives the second wake of the lead that is due at now for
 // each blocked session, in the order of the sessions: its block is
 // lead.wake old, and had no second wake. The engine sends each as the
 // command [RemindLead] of the server.
 func (v View) RemindsDue(now Now) []RemindLead {
 	var due []RemindLead
-	for _, s := range sortedSessions(v.riff) {
+	for _, s := range v.blockedSessions() {
 		b := v.leadBlock(s, now)
 		if b == nil || b.RemindedMs != 0 {
 			continue
@@ -146,7 +166,7 @@ func (v View) UnansweredFor(c Caller, now Now) []wire.UnansweredBlock {
 		return nil
 	}
 	var out []wire.UnansweredBlock
-	for _, s := range sortedSessions(v.riff) {
+	for _, s := range v.blockedSessions() {
 		if s.URI.User != c.URI.User || s.URI.Who() == c.Who() || v.placeOf(s).Repo != repo || !v.Unanswered(s, now) {
 			continue
 		}
