@@ -127,6 +127,9 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 	cliText(t, bin, repo, ts.url, "", "lead", "--session", lead[:8])
 	cliText(t, bin, repo, ts.url, worker, "claim", "issue-8")
 	cliText(t, bin, repo, ts.url, worker, "blocked", "which of two designs?")
+	// The worker has its watch, so who shows its state (no open watch is
+	// offline).
+	startWatch(t, bin, repo, ts.url, worker, t.TempDir(), "--follow")
 
 	// steps moves the clock in steps of 30 s, with a call of the worker
 	// (a sign of life) and two keep-alives of the lead at each step, and
@@ -155,6 +158,9 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 	want := "--app-name=riff\n--\nriff: the lead gave no answer\nmike@pangolin:app (3a3f) on #8, blocked 4m: which of two designs?\n---\n"
 	if got != want {
 		t.Errorf("notify-send got:\n%s\nwant:\n%s", got, want)
+	}
+	if row := whoRow(t, bin, repo, ts.url, worker[:4]); row != "blocked which of two designs? (4m ago) the lead gave no answer working on #8" {
+		t.Errorf("the row of riff who = %q; want blocked, the reason, the lead gave no answer, working on #8", row)
 	}
 	// The relay looks each minute: it does not notify the same block again.
 	steps(2)
