@@ -67,7 +67,7 @@ func sentence(text string) string {
 }
 
 // The unanswered block ("A blocked session" of riff's user guide;
-// docs/state.md, "The unanswered block"): the block wakes the lead once
+// docs/state.md, "The blocks"): the block wakes the lead once
 // (its message), then riff-server wakes the lead a second time after
 // lead.wake minutes with no answer ([RemindLead]), and lead.wake minutes
 // after that second wake the block is unanswered: who shows "the lead

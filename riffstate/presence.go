@@ -93,7 +93,7 @@ type TextAt struct {
 }
 
 // Block is the block of a session: its reason and its time, what became
-// of it since (docs/state.md, "The unanswered block"). A checkpoint keeps
+// of it since (docs/state.md, "The blocks"). A checkpoint keeps
 // it, as it keeps the status and the step.
 type Block struct {
 	Text string `json:"text"`
