@@ -70,3 +70,13 @@ func TestGivenADaemonWhenTheServerStartsAgainThenTheMarkStays(t *testing.T) {
 		t.Error("the daemon mark is lost at a start of the server from a checkpoint")
 	}
 }
+
+func TestGivenTheSessionOfADaemonWithNoWatchWhenWhoListsItThenItIsNotOffline(t *testing.T) {
+	f := given(t, startRec("ann/dmn1", record.ReasonProcess, false)).daemonAlive("ann/dmn1")
+	WatchEnded{}.Set(f.s.presence, whoOf("ann/dmn1"), f.now)
+	f.after(10 * minute).daemonAlive("ann/dmn1")
+	row, _ := f.rowOf("ann/dmn1", false)
+	if row.State != "idle" || !strings.HasPrefix(row.Detail, "hosts containers for 10m") {
+		t.Errorf("row = %s %q; want idle, hosts containers for 10m", row.State, row.Detail)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -217,7 +218,7 @@ func (c *cli) setup() error {
 		noColor := c.env("NO_COLOR") != ""
 		on, errOn = tty && !noColor, errTTY && !noColor
 	default:
-		return usagef("--color is auto, always or never, not %q", color)
+		return usagef("--color is auto, always or never, not %s", quote.Input(color))
 	}
 	opts := render.Options{Width: width, Zone: c.loc}
 	if on {
@@ -238,7 +239,7 @@ func (c *cli) setup() error {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
 			msg = rest
 		}
-		return knownf("riff cannot use the server %q: %s. See riff help server", server, msg)
+		return knownf("riff cannot use the server %s: %s. See riff help server", quote.Input(server), msg)
 	}
 	c.serverFrom = from
 	copts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}

@@ -106,7 +106,10 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
 		Name: "riff relay mcp", Worker: r.worker, Log: log, Hosted: sock != "",
 		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
-			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session), Relay: relay}.Run(ctx)
+			desk := r.leadDesk()
+			onAlive := r.onAlive(me.Session)
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, Relay: relay, LeadWake: desk.LeadWake,
+				OnReply: func(reply wire.AliveReply) { onAlive(reply); desk.Unanswered(ctx, reply.Unanswered) }}.Run(ctx)
 		},
 	})
 }
