@@ -268,7 +268,7 @@ func TestGivenADaemonWhenRiffRunRunsAnItemThenTheWorkerGetsATellMidTurnPushesAnd
 		t.Errorf("who = %s; want the container working on issue-1", who)
 	}
 	// A tell reaches the session in its first turn, in its input.
-	waitFile(t, go1)
+	waitForFile(t, go1)
 	id := sessionOf(t, who, "container")
 	if out, errOut, code := w.riff("tell", id, "Use the new error type of #1063."); code != 0 {
 		t.Fatalf("riff tell = %d %s %s", code, out, errOut)
@@ -308,7 +308,7 @@ func index(s []string, word string) int {
 	return -1
 }
 
-func waitFile(t *testing.T, path string) {
+func waitForFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -365,7 +365,7 @@ func TestGivenAWorkerWhoseFirstTurnEndedWhenMessagesComeThenTheFirstOfItsSenderG
 	if out, errOut, code := w.riff("run", "issue-2"); code != 0 {
 		t.Fatalf("riff run = %d %s %s", code, out, errOut)
 	}
-	waitFile(t, ready)
+	waitForFile(t, ready)
 	who := w.until("who", []string{"who"}, "container")
 	id := sessionOf(t, who, "container")
 	w.until("the end of the work", []string{"daemon", "status"}, "work ended")
@@ -429,7 +429,7 @@ func TestGivenALiveContainerWhenTheDaemonStartsAgainThenTheNewDaemonTakesItOverA
 	if out, errOut, code := w.riff("run", "issue-4"); code != 0 {
 		t.Fatalf("riff run = %d %s %s", code, out, errOut)
 	}
-	waitFile(t, ready)
+	waitForFile(t, ready)
 	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
 	if _, errOut, code := w.riff("tell", id, "one"); code != 0 {
 		t.Fatalf("riff tell = %d %s", code, errOut)
@@ -475,7 +475,7 @@ func TestGivenAWakeAfterTheLastToolCallWhenTheFirstTurnEndsThenItGetsTheDirectAn
 	if out, errOut, code := w.riff("run", "issue-5"); code != 0 {
 		t.Fatalf("riff run = %d %s %s", code, out, errOut)
 	}
-	waitFile(t, ready)
+	waitForFile(t, ready)
 	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
 	if _, errOut, code := w.riff("tell", id, "one more thing"); code != 0 {
 		t.Fatalf("riff tell = %d %s", code, errOut)
@@ -522,7 +522,7 @@ func TestGivenANewRiffOnDiskWhenTheDaemonOwnsASessionThenItStartsAgainOnlyAfterI
 	if out, errOut, code := w.riff("run", "issue-6"); code != 0 {
 		t.Fatalf("riff run = %d %s %s", code, out, errOut)
 	}
-	waitFile(t, ready)
+	waitForFile(t, ready)
 	// A new riff on disk: a rename over the old file, as an update does.
 	fresh := daemonRiff + ".new"
 	if err := copyFile(filepath.Join(w.bin, "riff"), fresh); err != nil {
@@ -560,7 +560,7 @@ func TestGivenALiveContainerWhenRiffServerStartsAgainThenTheWakeComesOnceAndTheS
 	if out, errOut, code := w.riff("run", "issue-8"); code != 0 {
 		t.Fatalf("riff run = %d %s %s", code, out, errOut)
 	}
-	waitFile(t, ready)
+	waitForFile(t, ready)
 	id := sessionOf(t, w.until("who", []string{"who"}, "container"), "container")
 	w.srv.restart()
 	// The keep-alives and the watch of the daemon come back: the session
