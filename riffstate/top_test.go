@@ -95,9 +95,9 @@ func TestGivenClaimsHoldsAndAPauseWhenTopLooksThenTheBoardHasThemAndNoHeldItemTh
 // the line shows it once, on a line of its own.
 func TestGivenAnUnansweredBlockWhenTopLooksThenTheRowIsUnansweredAndItsReasonHasNoTail(t *testing.T) {
 	f := blockedTeam(t)
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	f.remindAll()
-	f.after(15 * minute).keepAlive("ann/wrk1", "ann/lead")
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
 	row, ok := topRowOf(f.top("ann"), "ann/wrk1")
 	if !ok {
 		t.Fatal("top has no row of ann/wrk1")
