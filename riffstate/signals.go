@@ -183,7 +183,7 @@ type KeepAlive struct {
 	noTell
 }
 
-func (q KeepAlive) Check(Caller) (Signal, error) {
+func (q KeepAlive) Check(c Caller) (Signal, error) {
 	if q.PromptSecs != nil && *q.PromptSecs < 0 {
 		return nil, wire.Refuse(wire.BadRequest, "prompt_secs is the time since the last prompt: 0 or more seconds, not %d", *q.PromptSecs)
 	}
@@ -208,7 +208,13 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 		}
 		leadWakeMs = *q.LeadWake * 60_000
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
+	prompt := q.PromptSecs
+	if c.Worker {
+		// A prompt in a worker ends no block: the riff daemon gives each
+		// input of a worker, not a person (the guide, "A blocked session").
+		prompt = nil
+	}
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: prompt, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, now Now) wire.AliveReply {

@@ -451,3 +451,31 @@ func TestGivenManyBlocksThenTheSecondWakesAndTheUnansweredBlocksComeInTheSameOrd
 		}
 	}
 }
+
+// The guide, "A blocked session": a prompt in a worker ends no block (the
+// riff daemon gives each input of a worker, not a person); the prompt of
+// the person ends the block of a session that is no worker.
+func TestGivenABlockedWorkerWhenItsKeepAliveCarriesAPromptThenItStaysBlocked(t *testing.T) {
+	for _, worker := range []bool{true, false} {
+		f := given(t, member("ann/wrk1", worker))
+		BlockedSet{Reason: "which of two designs?"}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
+		f.after(10 * second)
+		secs := int64(5)
+		c := f.s.Caller(f.caller("ann/wrk1"))
+		if c.Worker != worker {
+			t.Fatalf("the caller's worker mark = %v; want %v", c.Worker, worker)
+		}
+		sig, err := KeepAlive{Alive: wire.Alive{Me: uri("ann/wrk1"), PromptSecs: &secs}}.Check(c)
+		if err != nil {
+			t.Fatalf("keep-alive refused: %v", err)
+		}
+		sig.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
+		row, _ := f.rowOf("ann/wrk1", false)
+		if worker && row.State != "blocked" {
+			t.Errorf("a worker after a prompt: %+v; want still blocked", row)
+		}
+		if !worker && row.State == "blocked" {
+			t.Errorf("a session of a person after a prompt: %+v; want the block ended", row)
+		}
+	}
+}
