@@ -33,6 +33,8 @@ type SavedLive struct {
 	// Block is the block of the session, with its answer and the second
 	// wake of its lead: a blocked session is still blocked after a start.
 	Block *Block `json:"block,omitempty"`
+	// Daemon is the mark of the session of a riff daemon.
+	Daemon bool `json:"daemon,omitempty"`
 }
 
 // SavedCall is one answered call: its key, its records, and the kind and
@@ -104,7 +106,7 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 	for key, saved := range cp.Lives {
 		// No sign of life comes back: a session counts as stopped until
 		// it calls (its claims have 5 minutes from the load).
-		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs, Block: saved.Block}
+		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs, Block: saved.Block, Daemon: saved.Daemon}
 		s.presence.Lives[key] = l
 	}
 	s.answered = answeredOf(cp.Calls)

@@ -68,12 +68,16 @@ type Live struct {
 	// ActivityMs is the time of the hook that gave it, ActivitySentMs
 	// the time of the last keep-alive that carried it: a fact is the
 	// work of now only while keep-alives carry it.
-	Activity       string       `json:"-"`
-	ActivityMs     int64        `json:"-"`
-	ActivitySentMs int64        `json:"-"`
-	Container      bool         `json:"-"`
-	Binary         *wire.Binary `json:"-"`
-	Machine        string       `json:"-"`
+	Activity       string `json:"-"`
+	ActivityMs     int64  `json:"-"`
+	ActivitySentMs int64  `json:"-"`
+	Container      bool   `json:"-"`
+	// Daemon marks the session of a riff daemon (a keep-alive with
+	// daemon): the checkpoint keeps it (SavedLive), so a start of the
+	// server does not make it a plain session until its next keep-alive.
+	Daemon  bool         `json:"-"`
+	Binary  *wire.Binary `json:"-"`
+	Machine string       `json:"-"`
 	// LeadWakeMs is lead.wake of the machine of the session, as its last
 	// keep-alive told it (0: none, the 15 minutes of the guide).
 	LeadWakeMs int64 `json:"-"`
@@ -255,6 +259,8 @@ type Alive struct {
 	ActivitySecs *int64
 	PromptSecs   *int64
 	Container    bool
+	// Daemon marks the session of a riff daemon; it stays set.
+	Daemon bool
 	// Binary is the riff of the session; nil keeps the one before.
 	Binary *wire.Binary
 	// Relay is the relay that sent the keep-alive, "" for none.
@@ -349,6 +355,9 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	}
 	if s.Container {
 		l.Container = true
+	}
+	if s.Daemon {
+		l.Daemon = true
 	}
 	if s.Binary != nil {
 		b := *s.Binary

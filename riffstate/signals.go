@@ -214,7 +214,7 @@ func (q KeepAlive) Check(c Caller) (Signal, error) {
 		// input of a worker, not a person (the guide, "A blocked session").
 		prompt = nil
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: prompt, Container: q.Container, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: prompt, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
 }
 
 func (KeepAlive) Reply(c Caller, v View, _ Told, now Now) wire.AliveReply {

@@ -35,10 +35,11 @@ func (v View) CalledMs(s *Session) int64 {
 // watch"). A watch that ended, and the watches that a start of the
 // server lost, have the reconnect bound to come back (ReconnectMs). A
 // call or a keep-alive does not keep a session online, but the daemon
-// keeps a container session online (it has no watch).
+// keeps a container session online (it has no watch), and its own session
+// too: it reads no wakes, and its keep-alives show it.
 func (v View) Offline(w name.Who, now Now) bool {
 	l := v.presence.Live(w)
-	if l != nil && (l.Watching > 0 || l.Container) {
+	if l != nil && (l.Watching > 0 || l.Container || l.Daemon) {
 		return false
 	}
 	ended := v.presence.LoadedMs
@@ -160,7 +161,7 @@ func (v View) rowParts(c Caller, s *Session, now Now) (row wire.WhoRow, first st
 }
 
 // roleOf gives the tags of the role of a session: lead, worker,
-// container, in that order. The row of the caller has You; the reader
+// container, daemon, in that order. The row of the caller has You; the reader
 // shows "you" before the tags.
 func roleOf(lead, worker bool, l *Live) string {
 	var tags []string
@@ -172,6 +173,9 @@ func roleOf(lead, worker bool, l *Live) string {
 	}
 	if l != nil && l.Container {
 		tags = append(tags, "container")
+	}
+	if l != nil && l.Daemon {
+		tags = append(tags, "daemon")
 	}
 	return strings.Join(tags, " ")
 }
@@ -222,6 +226,10 @@ func (v View) stateOf(s *Session, l *Live, lead, claims, activity bool, called i
 	switch {
 	case lead:
 		return "idle", false, fmt.Sprintf("monitoring work for %s", Ago(now.Ms-since))
+	case l != nil && l.Daemon:
+		// It takes no claims: idle, it hosts the containers of the
+		// machine, and is not ready for work.
+		return "idle", false, fmt.Sprintf("hosts containers for %s", Ago(now.Ms-since))
 	case s.Worker:
 		return "idle", false, fmt.Sprintf("ready for work for %s", Ago(now.Ms-since))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/daemon"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/place"
 	"github.com/como-technologies/riff/riffclient/render"
@@ -120,6 +121,10 @@ func (c *cli) finish(err error) int {
 	}
 	if errors.Is(err, errSilent) {
 		return exitFail
+	}
+	var code *exitCodeError
+	if errors.As(err, &code) {
+		return code.code
 	}
 	errw := c.stderr
 	// A bad input that commands finds is a bad command line too.
@@ -240,6 +245,14 @@ func (c *cli) setup() error {
 	copts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
 	if c.system.client != nil {
 		c.system.client(&copts)
+	}
+	if sock := c.env(daemon.EnvSocket); sock != "" {
+		// In a container of the riff daemon: each call goes through the
+		// socket of the session, and the daemon sends it as the session
+		// (docs/daemon.md). The container holds no sign-in.
+		copts.HTTP = daemon.SocketHTTP(sock)
+		c.client = riffclient.New(daemon.SocketURL, copts)
+		return nil
 	}
 	c.signin = c.openSignIn(u, copts)
 	copts.Auth = c.auth()

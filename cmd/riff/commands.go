@@ -35,8 +35,8 @@ type heading struct {
 // command yet (Pull requests) is not in it.
 func riffCommands() []heading {
 	return []heading{
-		{title: "Get started", commands: startCommands()},
-		{title: "Work in the riff", commands: workCommands()},
+		{title: "Get started", commands: append(startCommands(), daemonCommand())},
+		{title: "Work in the riff", commands: append(workCommands(), runCommand())},
 		{title: "Lead", commands: leadCommands()},
 		{title: "Members", commands: memberCommands()},
 		{title: "Agent sessions", commands: []command{relayCommand()}, hidden: true},

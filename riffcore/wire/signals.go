@@ -29,6 +29,10 @@ type Alive struct {
 	ActivitySecs *int64 `json:"activity_secs,omitempty"`
 	PromptSecs   *int64 `json:"prompt_secs,omitempty"`
 	Container    bool   `json:"container,omitempty"`
+	// Daemon marks the session of the riff daemon of a machine: it runs
+	// the sessions in containers, takes no claims, and no lead fallback
+	// wakes it (docs/daemon.md, "The session of the daemon").
+	Daemon bool `json:"daemon,omitempty"`
 	// Binary is the riff that sends the keep-alive: the process that lives
 	// as long as the session (riff relay mcp, riff relay watch, the riff
 	// daemon). None keeps the one that the server holds.
