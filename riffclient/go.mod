@@ -5,6 +5,7 @@ go 1.26.0
 require github.com/como-technologies/riff/riffcore v0.0.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/clipperhouse/uax29/v2 v2.2.0
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/gofrs/flock v0.13.2

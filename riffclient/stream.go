@@ -105,6 +105,9 @@ func (c *Client) Watch(ctx context.Context, call wire.Watch, show func(Event) er
 // the catch-up after the open, and each event.
 type follower interface {
 	body() ([]byte, error)
+	// riffOf gets the riff ID of the hello line of each open (none from
+	// an older server), before opened.
+	riffOf(id string)
 	// opened runs after each open, before the events of the stream.
 	opened(ctx context.Context, again bool) error
 	event(e wire.Event) error
@@ -300,6 +303,15 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again, ren
 	if err := c.check(resp, path, nil, false); err != nil {
 		return err
 	}
+	r := bufio.NewReader(&kicker{r: resp.Body, w: watchdog})
+	// The hello line comes first: f learns the riff of the stream from
+	// it before the catch-up read, since a new riff behind the same
+	// address numbers its messages from 1 again. It is an event of the
+	// stream after the open, as each line is.
+	line, err := r.ReadBytes('\n')
+	if hello, ok := helloOf(line); ok {
+		f.riffOf(hello.Riff)
+	}
 	// The catch-up read has its own budget: the stall limit waits.
 	watchdog.stop()
 	if err := f.opened(ctx, again); err != nil {
@@ -316,9 +328,7 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again, ren
 		}
 	}
 	events := 0
-	r := bufio.NewReader(&kicker{r: resp.Body, w: watchdog})
-	for {
-		line, err := r.ReadBytes('\n')
+	for ; ; line, err = r.ReadBytes('\n') {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var e wire.Event
 			if jerr := json.Unmarshal(line, &e); jerr != nil {
@@ -347,6 +357,15 @@ func (c *Client) stream(ctx context.Context, path string, f follower, again, ren
 			return fmt.Errorf("%w: %w", errOpened, err)
 		}
 	}
+}
+
+// helloOf gives the hello line of a stream, when line is one.
+func helloOf(line []byte) (wire.Event, bool) {
+	var e wire.Event
+	if json.Unmarshal(line, &e) != nil || e.Type != wire.EventHello {
+		return wire.Event{}, false
+	}
+	return e, true
 }
 
 // ended is the end line of a stream (type end): the server ended it for
@@ -410,6 +429,9 @@ type tailer struct {
 	call wire.Tail
 	show func(Event) error
 	last uint64 // the seq of the last message shown
+	// riff is the ID of the riff of the stream, from its hello line: the
+	// seqs of last belong to it.
+	riff string
 	// known says that last is the true point of the tail: after the
 	// first message, or when the thread's newest seq is known.
 	known bool
@@ -491,6 +513,19 @@ func (t *tailer) learn(ctx context.Context) error {
 	return nil
 }
 
+// riffOf starts the tail again at the start of a new riff behind the
+// same address (a memory store starts one at each start): it numbers its
+// messages from 1 again.
+func (t *tailer) riffOf(id string) {
+	if id == "" {
+		return
+	}
+	if t.riff != "" && id != t.riff {
+		t.last, t.known = 0, true
+	}
+	t.riff = id
+}
+
 func (t *tailer) message(m wire.Message) error {
 	if t.known && m.Seq <= t.last {
 		return nil
@@ -545,6 +580,10 @@ type watcher struct {
 
 func (w *watcher) body() ([]byte, error)              { return json.Marshal(w.call) }
 func (w *watcher) opened(context.Context, bool) error { return nil }
+
+// riffOf does nothing: the watch takes the riff of its hello line as an
+// event (watcher.event), since the missed wake comes after it.
+func (w *watcher) riffOf(string) {}
 func (w *watcher) report(e Event) error {
 	if err := w.show(e); err != nil {
 		return &stopError{err: err}

@@ -121,16 +121,19 @@ func TestGivenAUserThatNoNameCanBeWhenNotesReadNamesItThenItIsRefusedAsIdleSetRe
 	}
 }
 
-func TestGivenAStatusOverTheLimitWhenItIsSetThenTheRefusalNamesTheStatus(t *testing.T) {
+// The guide calls the status the step of a session: "A status is one
+// line of at most 400 characters. riff refuses a longer one with the step
+// has more than 400 characters."
+func TestGivenAStatusOverTheLimitWhenItIsSetThenTheRefusalHasTheTextOfTheGuide(t *testing.T) {
 	r := start(t, setup{})
 	r.register("ann/ann1")
 	rep := r.post("/v1/status", wire.Status{Me: uri("ann/ann1"), Text: strings.Repeat("s", wire.MaxStatus+1)})
-	if rep.status != http.StatusBadRequest || !strings.Contains(string(rep.body), "the status has more than 400 characters") {
-		t.Errorf("a long status = %s; want 400 that names the status", rep)
+	if rep.status != http.StatusBadRequest || string(rep.body) != "the step has more than 400 characters" {
+		t.Errorf("a long status = %s; want 400 the step has more than 400 characters", rep)
 	}
 	rep = r.post("/v1/status", wire.Status{Me: uri("ann/ann1"), Text: "two\nlines"})
-	if rep.status != http.StatusBadRequest || !strings.Contains(string(rep.body), "the status is one line") {
-		t.Errorf("a status of two lines = %s; want 400 that names the status", rep)
+	if rep.status != http.StatusBadRequest || string(rep.body) != "the step is one line" {
+		t.Errorf("a status of two lines = %s; want 400 the step is one line", rep)
 	}
 }
 

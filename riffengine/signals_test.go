@@ -16,7 +16,7 @@ func TestGivenAWorkerWithALeadWhenItsStepFailsThenTheLeadGetsTheStepAndTheReplyS
 	var rep wire.TextReply
 	r.ok("/v1/step", wire.Step{Me: uri("ann/ann2"), Fail: "tests are red"}, &rep)
 
-	if want := "Your step is set. Your lead got a message"; rep.Text != want {
+	if want := "Your step is set. Your lead got a message."; rep.Text != want {
 		t.Errorf("the reply of a failed step = %q; want %q", rep.Text, want)
 	}
 	var read wire.ReadReply

@@ -394,8 +394,9 @@ func (s *Handler) tail(w http.ResponseWriter, r *http.Request) {
 	// too: a client that opens again reads after it, and loses nothing.
 	var kept []wire.Message
 	var last uint64
+	var riffID string
 	s.e.View(func(v riffstate.View, now riffstate.Now) {
-		last = v.LastSeq(thread)
+		last, riffID = v.LastSeq(thread), v.Riff().ID
 		if q.After > 0 {
 			kept = v.MessagesAfter(c.Who(), thread, q.After)
 		}
@@ -405,7 +406,7 @@ func (s *Handler) tail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sw := s.openStream(w)
-	if err := sw.send(wire.Event{Type: wire.EventHello, Last: last}); err != nil {
+	if err := sw.send(wire.Event{Type: wire.EventHello, Last: last, Riff: riffID}); err != nil {
 		return
 	}
 	for i := range kept {

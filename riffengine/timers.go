@@ -13,7 +13,8 @@ import (
 // through the same path as each command: a session is forgotten after 30
 // days; in a riff with sign-in a request for the owner role is granted
 // after its wait, the role of an owner who is gone ends, and the owner
-// gets a warning before (the times are riffstate.PeopleOptions); and a
+// gets a warning before (the times are riffstate.PeopleOptions); the
+// lead of a blocked session with no answer gets its second wake; and a
 // checkpoint comes each CheckpointInterval when records came.
 // No timer ends a claim or a lead: a claim of a session with no sign of
 // life for 5 minutes is a rule of the state when it is read (another
@@ -45,10 +46,31 @@ func (e *Engine) Tick(ctx context.Context) {
 			return
 		}
 	}
+	if err := e.remindLeads(ctx); err != nil {
+		return
+	}
 	if err := e.ownerTimers(ctx); err != nil {
 		return
 	}
 	e.maybeCheckpoint(ctx)
+}
+
+// remindLeads sends the second wake of the lead for each block with no
+// answer for lead.wake minutes (riffstate.View.RemindsDue): the command
+// remind_lead of the server, which checks the block again against the
+// pending copy (an answer that came in between refuses it, with its log
+// line). The unanswered block that follows lead.wake minutes later is a
+// rule of the state when it is read: no timer makes it. It gives an
+// error only when the engine stopped.
+func (e *Engine) remindLeads(ctx context.Context) error {
+	var due []riffstate.RemindLead
+	e.View(func(v riffstate.View, now riffstate.Now) { due = v.RemindsDue(now) })
+	for _, r := range due {
+		if _, err := RunServer[riffstate.RemindLead, struct{}](ctx, e, r); errors.Is(err, ErrStopped) || ctx.Err() != nil {
+			return ErrStopped
+		}
+	}
+	return nil
 }
 
 // ownerTimers runs the timers of the owner role once: the decisions are

@@ -24,12 +24,17 @@ type Checkpoint struct {
 
 // SavedLive is the part of the presence of a caller that a checkpoint
 // keeps: its status and its step (a new start of the server makes both
-// stale), and the time of its last call, so that who shows after a start
+// stale), its block, and the time of its last call, so that who shows after a start
 // the time since the last call before the stop, not since the load.
 type SavedLive struct {
 	Status   *TextAt `json:"status,omitempty"`
 	Step     *Step   `json:"step,omitempty"`
 	CalledMs int64   `json:"called_ms,omitempty"`
+	// Block is the block of the session, with its answer and the second
+	// wake of its lead: a blocked session is still blocked after a start.
+	Block *Block `json:"block,omitempty"`
+	// Daemon is the mark of the session of a riff daemon.
+	Daemon bool `json:"daemon,omitempty"`
 }
 
 // SavedCall is one answered call: its key, its records, and the kind and
@@ -101,7 +106,7 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 	for key, saved := range cp.Lives {
 		// No sign of life comes back: a session counts as stopped until
 		// it calls (its claims have 5 minutes from the load).
-		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs}
+		l := &Live{Status: saved.Status, Step: saved.Step, CalledMs: saved.CalledMs, Block: saved.Block, Daemon: saved.Daemon}
 		s.presence.Lives[key] = l
 	}
 	s.answered = answeredOf(cp.Calls)

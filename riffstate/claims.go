@@ -11,7 +11,8 @@ import (
 
 // Claim claims an item in a thread.
 //
-// handle refuses a worker in MustClear (must_clear), a claim where a
+// handle refuses a worker in MustClear (must_clear), the session of a
+// riff daemon (not_allowed: it takes no claims), a claim where a
 // pause stops it (paused: the reason names the pause and who set it), an
 // item that a live session holds (held), and a held item to a worker
 // (on_hold). Each other session gets a held item with the hold as a
@@ -35,6 +36,11 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 	if s := v.riff.Session(c.Who()); s != nil && s.Life == MustClear {
 		return Handled{}, wire.Refuse(wire.MustClear,
 			"%s released its last item: riff clears the context of a worker before its next claim. The clear comes when your turn ends",
+			c.URI.Named())
+	}
+	if v.IsDaemon(c.Who()) {
+		return Handled{}, wire.Refuse(wire.NotAllowed,
+			"%s is the session of a riff daemon: it takes no claims. The daemon claims each item as the worker session of its container",
 			c.URI.Named())
 	}
 	if scope, info, paused := v.riff.Pauses.Check(thread); paused {

@@ -3,9 +3,12 @@ package riffstate
 import (
 	"maps"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
+	"github.com/como-technologies/riff/riffcore/signed"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -69,6 +72,7 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 		}
 		s.presence.Applied(rec, s.written, nowMs)
 		s.answered.record(rec)
+		s.leadStep(rec, nowMs)
 		if before != nil && before.Life != MustClear {
 			cleared[before.URI.Who().String()] = true
 		}
@@ -100,10 +104,12 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 			if sess == nil || sess.Life == MustClear || cleared[w.String()] {
 				continue
 			}
-			if m.Type != record.MessageNote {
-				if l := s.presence.Live(w); l != nil && l.Block != nil && m.AtMs >= l.Block.AtMs && m.Type == record.MessagePlain {
-					l.Block.Answered = true
-				}
+			// A message that wakes the blocked session is its answer; a
+			// note or a status request is none. The answer ends the
+			// unanswered block at once, and the next work ends the block.
+			if l := s.presence.Live(w); l != nil && l.Block != nil && !l.Block.Answered() && m.AtMs >= l.Block.AtMs && m.Type == record.MessagePlain {
+				l.Block.AnsweredMs = max(m.AtMs, 1)
+				s.presence.touched(w.String(), dirtyLive)
 			}
 			e.Wakes = append(e.Wakes, WakeTo{To: w, Wake: wakeOf(m, w)})
 		}
@@ -204,4 +210,81 @@ func wokeOf(m *Message, w name.Who) bool {
 // names it, as every other reply does: a direct thread is dm:PEER.
 func wakeOf(m Message, w name.Who) wire.Wake {
 	return wire.Wake{Thread: m.Thread.For(w), Seq: m.Seq, From: m.Sender.Named(), Kind: m.Type}
+}
+
+// MaxPostStep is the most characters of a message in the step of a lead
+// ("The step of a post shows the message in one line of at most 80
+// characters").
+const MaxPostStep = 80
+
+// leadStep sets the step of the lead from its own calls ("See what the
+// lead does" of riff's user guide): a tell shows only the other side
+// (told 075ff6a7: a direct message is private to its two sessions), a
+// post its message in one line, a pause or a resume its scope. The step
+// is the status of the lead, and stays until the next of these calls or
+// a status of its own. A replay sets none: the checkpoint keeps the
+// status.
+func (s *State) leadStep(rec record.Record, nowMs int64) {
+	if nowMs == 0 || rec.By == nil || rec.By.Class != record.ClassSession {
+		return
+	}
+	var text string
+	switch c := rec.Change.(type) {
+	case record.Posted:
+		if rec.Command != string(record.CommandPost) || !c.Lead || c.Sender.Who() != rec.By.Who {
+			return
+		}
+		text = postStep(c, rec.By.Who)
+	case record.PauseSet:
+		if c.Scope.IsOther() {
+			return
+		}
+		verb := "paused "
+		if c.State == record.Running {
+			verb = "resumed "
+		}
+		scope := string(c.Scope.Repository)
+		if c.Scope.Riff {
+			scope = "the riff"
+		}
+		text = verb + scope
+	default:
+		return
+	}
+	l := s.presence.live(rec.By.Who)
+	l.Status = &TextAt{Text: text, AtMs: nowMs}
+}
+
+// postStep gives the step of a post of the lead me.
+func postStep(c record.Posted, me name.Who) string {
+	if c.Thread.IsDirect() {
+		peer, _ := c.Thread.Peer(me)
+		if user, person := peer.Person(); person {
+			return "told " + user
+		}
+		id := string(peer)
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		return "told " + id
+	}
+	if c.Type == record.MessageStatus {
+		return "asked for the status in " + string(c.Thread)
+	}
+	var body string
+	if content, err := signed.Decode(c.Payload); err == nil {
+		body = content.Body
+	}
+	return "posted: " + oneLine(body, MaxPostStep)
+}
+
+// oneLine gives text in one line (each run of spaces and line breaks is
+// one space), cut to at most limit characters with "…".
+func oneLine(text string, limit int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= limit {
+		return text
+	}
+	runes := []rune(text)
+	return string(runes[:limit-1]) + "…"
 }

@@ -337,7 +337,9 @@ type fixture struct {
 
 // given applies records to a new state with no sign-in, as a replay, at
 // t0: each record gets the next position and, with no time, t0. Each
-// session of the riff is live at t0 at the place of its last record.
+// session of the riff is live at t0 at the place of its last record,
+// with an open watch (riff relay watch): a session with no open watch is
+// offline.
 func given(t *testing.T, parts ...any) *fixture {
 	return givenIn(t, Options{Build: "test"}, parts...)
 }
@@ -352,6 +354,7 @@ func givenIn(t *testing.T, opts Options, parts ...any) *fixture {
 	f.s.Replay(numbered(recs(parts...), 1)...)
 	for _, s := range f.s.written.Sessions {
 		Called{Place: s.URI.Place()}.Set(f.s.presence, s.URI.Who(), f.now)
+		WatchStarted{}.Set(f.s.presence, s.URI.Who(), f.now)
 	}
 	return f
 }

@@ -79,7 +79,7 @@ func rowOf(kind record.Command) (Row, bool) {
 		return Row{Classes: []record.Class{person}}, true
 	case record.CommandAdmit:
 		return Row{Classes: []record.Class{record.ClassSignIn}}, true
-	case record.CommandMakeRiff, record.CommandAnnounce, record.CommandForget, record.CommandImport, record.CommandGrantOwner, record.CommandEndOwner, record.CommandNameOwner:
+	case record.CommandMakeRiff, record.CommandAnnounce, record.CommandForget, record.CommandImport, record.CommandGrantOwner, record.CommandEndOwner, record.CommandNameOwner, record.CommandRemindLead:
 		return Row{Classes: []record.Class{record.ClassServer}}, true
 	}
 	return Row{}, false

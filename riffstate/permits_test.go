@@ -45,7 +45,7 @@ func wantRows() map[record.Command]Row {
 		"invite":   {Classes: person}, "remove": {Classes: person}, "set_admin": {Classes: person},
 		"pass_owner": {Classes: person}, "take_owner": {Classes: person}, "deny_owner": {Classes: person},
 		"revoke": {Classes: person}, "admit": {Classes: []record.Class{record.ClassSignIn}},
-		"make_riff": {Classes: server}, "announce": {Classes: server}, "forget": {Classes: server},
+		"make_riff": {Classes: server}, "announce": {Classes: server}, "remind_lead": {Classes: server}, "forget": {Classes: server},
 		"import": {Classes: server}, "grant_owner": {Classes: server}, "end_owner": {Classes: server},
 		"name_owner": {Classes: server},
 	}

@@ -219,7 +219,7 @@ func (v View) unmatched(posted record.Posted, woken []name.SessionURI, now Now) 
 		if !matched && sel.Lead != nil && *sel.Lead {
 			wider, ok := v.fallback(sel, posted.Thread, posted.Sender.Who(), now)
 			for _, u := range woken {
-				if ok && len(u.Claims) == 0 && wider.Match(u) {
+				if ok && len(u.Claims) == 0 && !v.IsDaemon(u.Who()) && wider.Match(u) {
 					matched = true
 					break
 				}
@@ -380,7 +380,7 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 		if !matched && leadSel {
 			if wider, ok := v.fallback(sel, thread, sender, now); ok {
 				for _, cand := range candidates {
-					if !cand.leadOnly && len(cand.uri.Claims) == 0 && wider.Match(cand.uri) {
+					if !cand.leadOnly && len(cand.uri.Claims) == 0 && !v.IsDaemon(cand.who) && wider.Match(cand.uri) {
 						woke[cand.who], matched = true, true
 					}
 				}
@@ -402,7 +402,8 @@ func (v View) woken(thread name.Thread, kind record.MessageKind, to []selector.S
 // fallback gives the selector that a selector with lead=true wakes in
 // place of the lead, when its user has no live lead in the repository:
 // each live session with no claim that the other fields match; with no
-// other field, each free session of the user.
+// other field, each free session of the user. The session of a riff
+// daemon is never a free session: it takes no work (see IsDaemon).
 func (v View) fallback(sel selector.Selector, thread name.Thread, sender name.Who, now Now) (selector.Selector, bool) {
 	user := sel.User
 	if user == "" {
@@ -450,4 +451,12 @@ func (v View) serverDirect(to name.SessionURI, text string, now Now, prior ...re
 	thread := name.DirectWith(ServerURI().Who(), to.Who())
 	sel := []selector.Selector{{Session: to.Session}}
 	return v.serverPost(thread, record.MessagePlain, sel, text, now, prior...)
+}
+
+// IsDaemon says whether the session w is the session of a riff daemon
+// (a keep-alive with the daemon mark): it runs the sessions in
+// containers and takes no claims, so no lead fallback wakes it.
+func (v View) IsDaemon(w name.Who) bool {
+	l := v.presence.Live(w)
+	return l != nil && l.Daemon
 }

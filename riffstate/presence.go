@@ -58,6 +58,9 @@ type Live struct {
 	CalledMs int64 `json:"called_ms,omitempty"`
 	Ended    bool  `json:"ended,omitempty"`
 	Watching int   `json:"-"`
+	// WatchEndedMs is the time that the last open watch ended: the
+	// session is offline ReconnectMs after it.
+	WatchEndedMs int64 `json:"-"`
 	// WakeSeen is the position up to which a read showed the messages
 	// that woke the session: a watch does not wake for them again.
 	WakeSeen uint64 `json:"wake_seen,omitempty"`
@@ -65,29 +68,53 @@ type Live struct {
 	// ActivityMs is the time of the hook that gave it, ActivitySentMs
 	// the time of the last keep-alive that carried it: a fact is the
 	// work of now only while keep-alives carry it.
-	Activity       string       `json:"-"`
-	ActivityMs     int64        `json:"-"`
-	ActivitySentMs int64        `json:"-"`
-	Container      bool         `json:"-"`
-	Binary         *wire.Binary `json:"-"`
-	Machine        string       `json:"-"`
+	Activity       string `json:"-"`
+	ActivityMs     int64  `json:"-"`
+	ActivitySentMs int64  `json:"-"`
+	Container      bool   `json:"-"`
+	// Daemon marks the session of a riff daemon (a keep-alive with
+	// daemon): the checkpoint keeps it (SavedLive), so a start of the
+	// server does not make it a plain session until its next keep-alive.
+	Daemon  bool         `json:"-"`
+	Binary  *wire.Binary `json:"-"`
+	Machine string       `json:"-"`
+	// LeadWakeMs is lead.wake of the machine of the session, as its last
+	// keep-alive told it (0: none, the 15 minutes of the guide).
+	LeadWakeMs int64 `json:"-"`
 	// Relays holds the time of the last sign of life of each relay of the
 	// session (its register, its keep-alives) since the load; the riff
 	// keeps which relays serve it (Session.Relays).
 	Relays map[string]int64 `json:"-"`
 	Status *TextAt          `json:"status,omitempty"`
-	Block  *TextAt          `json:"block,omitempty"`
+	Block  *Block           `json:"block,omitempty"`
 	Step   *Step            `json:"step,omitempty"`
 }
 
-// TextAt is a text with the time it was set: a status, or the reason of a block.
+// TextAt is a text with the time it was set: a status.
 type TextAt struct {
 	Text string `json:"text"`
 	AtMs int64  `json:"at_ms"`
-	// Answered marks a block that a message answered: the next work of
-	// the session ends it.
-	Answered bool `json:"answered,omitempty"`
 }
+
+// Block is the block of a session: its reason and its time, what became
+// of it since (docs/state.md, "The blocks"). A checkpoint keeps
+// it, as it keeps the status and the step.
+type Block struct {
+	Text string `json:"text"`
+	AtMs int64  `json:"at_ms"`
+	// AnsweredMs is the time of the first message that woke the session
+	// after the block (its answer), 0 before: the next work of the
+	// session after it ends the block.
+	AnsweredMs int64 `json:"answered_ms,omitempty"`
+	// RemindedMs is the time of the second wake of the lead ("has no
+	// answer after 15 minutes"), 0 before; lead.wake minutes after it the
+	// block is unanswered. RemindedAfterMs is the wait that it named.
+	RemindedMs      int64 `json:"reminded_ms,omitempty"`
+	RemindedAfterMs int64 `json:"reminded_after_ms,omitempty"`
+}
+
+// Answered says whether a message answered the block.
+func (b *Block) Answered() bool { return b.AnsweredMs != 0 }
 
 // Step is the long step of a session.
 type Step struct {
@@ -149,6 +176,7 @@ func (p *Presence) setCursor(w name.Who, thread name.Thread, seq uint64) {
 // pause_set sets the time for a stale status; a lead_set gives the new
 // lead the read marks of the old one.
 func (p *Presence) Applied(rec record.Record, riff *Riff, nowMs int64) {
+	p.endAnswered(rec)
 	switch c := rec.Change.(type) {
 	case record.SessionForgotten:
 		key := c.Session.Who().String()
@@ -185,6 +213,32 @@ func (p *Presence) Applied(rec record.Record, riff *Riff, nowMs int64) {
 	}
 }
 
+// endAnswered ends the answered block of the session of a record that
+// is work of the session after the answer: its claim, its own release,
+// or a new start (each start but a join). A replay ends it too: the
+// time is the time of the record.
+func (p *Presence) endAnswered(rec record.Record) {
+	if rec.By == nil || rec.By.Class != record.ClassSession {
+		return
+	}
+	var work bool
+	switch c := rec.Change.(type) {
+	case record.Claimed:
+		work = c.Session.Who() == rec.By.Who
+	case record.Released:
+		work = rec.Command == string(record.CommandRelease) && c.Session.Who() == rec.By.Who
+	case record.SessionStarted:
+		work = c.Session.Who() == rec.By.Who && c.Reason != record.ReasonJoin
+	}
+	if !work {
+		return
+	}
+	if l := p.Live(rec.By.Who); l != nil && l.Block != nil && l.Block.Answered() && rec.WrittenAtMs >= l.Block.AnsweredMs {
+		l.Block = nil
+		p.touched(rec.By.Who.String(), dirtyLive)
+	}
+}
+
 // Signal is a change of the presence only: it makes no record, and it
 // cannot change the riff. [Signal.Set] takes the presence, never a
 // [Riff].
@@ -205,10 +259,15 @@ type Alive struct {
 	ActivitySecs *int64
 	PromptSecs   *int64
 	Container    bool
+	// Daemon marks the session of a riff daemon; it stays set.
+	Daemon bool
 	// Binary is the riff of the session; nil keeps the one before.
 	Binary *wire.Binary
 	// Relay is the relay that sent the keep-alive, "" for none.
 	Relay string
+	// LeadWakeMs is lead.wake of the machine of the session; 0 keeps the
+	// one before.
+	LeadWakeMs int64
 }
 
 // Place is the place of the session, from a register or a move.
@@ -263,9 +322,6 @@ type Read struct {
 func (s Called) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
 	l.Place, l.SeenMs, l.CalledMs, l.Ended = s.Place, now.Ms, now.Ms, false
-	if l.Block != nil && l.Block.Answered {
-		l.Block = nil
-	}
 }
 
 // Seen is the sign of life of a query: it keeps the place and the time,
@@ -287,9 +343,9 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 			at = now.Ms - *s.ActivitySecs*1000
 		}
 		// A fact of work after an answer ends a block. Each keep-alive
-		// carries the newest fact again: one older than the block is no
+		// carries the newest fact again: one older than the answer is no
 		// new work.
-		if wire.IsWork(s.Activity) && l.Block != nil && l.Block.Answered && at >= l.Block.AtMs {
+		if wire.IsWork(s.Activity) && l.Block != nil && l.Block.Answered() && at >= l.Block.AnsweredMs {
 			l.Block = nil
 		}
 		l.Activity, l.ActivityMs, l.ActivitySentMs = s.Activity, at, now.Ms
@@ -300,9 +356,15 @@ func (s Alive) Set(p *Presence, w name.Who, now Now) {
 	if s.Container {
 		l.Container = true
 	}
+	if s.Daemon {
+		l.Daemon = true
+	}
 	if s.Binary != nil {
 		b := *s.Binary
 		l.Binary = &b
+	}
+	if s.LeadWakeMs != 0 {
+		l.LeadWakeMs = s.LeadWakeMs
 	}
 }
 
@@ -318,7 +380,7 @@ func (s StatusSet) Set(p *Presence, w name.Who, now Now) {
 
 func (s BlockedSet) Set(p *Presence, w name.Who, now Now) {
 	l := p.live(w)
-	l.Block, l.SeenMs, l.CalledMs = &TextAt{Text: s.Reason, AtMs: now.Ms}, now.Ms, now.Ms
+	l.Block, l.SeenMs, l.CalledMs = &Block{Text: s.Reason, AtMs: now.Ms}, now.Ms, now.Ms
 }
 
 func (s StepChange) Set(p *Presence, w name.Who, now Now) {
@@ -360,6 +422,9 @@ func (WatchStarted) Set(p *Presence, w name.Who, now Now) {
 func (WatchEnded) Set(p *Presence, w name.Who, now Now) {
 	if l := p.Live(w); l != nil && l.Watching > 0 {
 		l.Watching--
+		if l.Watching == 0 {
+			l.WatchEndedMs = now.Ms
+		}
 	}
 }
 

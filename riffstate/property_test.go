@@ -317,13 +317,18 @@ func TestCheckpointAtEachPositionOfALongGeneratedLog(t *testing.T) {
 	checkpointAtEachPosition(t, log)
 }
 
-func TestACheckpointKeepsTheReadCursorsStatusesStepsAndKeptCalls(t *testing.T) {
+func TestACheckpointKeepsTheReadCursorsStatusesStepsBlocksAndKeptCalls(t *testing.T) {
 	_, live := longLog(t, 11, 600)
 	ann := whoOf("ann/a001")
 	Read{Thread: repo, Seq: 4}.Set(live.presence, ann, Now{Ms: t0})
 	StatusSet{Text: "write the tests"}.Set(live.presence, ann, Now{Ms: t0})
 	StepChange{Start: "live window"}.Set(live.presence, ann, Now{Ms: t0})
+	BlockedSet{Reason: "which of two designs?"}.Set(live.presence, ann, Now{Ms: t0})
+	BlockReminded{Session: ann, BlockAtMs: t0, AfterMs: 15 * minute}.Set(live.presence, ann, Now{Ms: t0 + 15*minute})
 	loaded := reload(t, live)
+	if l := loaded.presence.Live(ann); l == nil || l.Block == nil || l.Block.Text != "which of two designs?" || l.Block.RemindedMs != t0+15*minute {
+		t.Errorf("the block after a load = %+v; want the block with its second wake", l)
+	}
 	if diff := cmp.Diff(live.Checkpoint(), loaded.Checkpoint(), riffOpts()); diff != "" {
 		t.Errorf("checkpoint after a load (-live +loaded):\n%s", diff)
 	}

@@ -17,9 +17,9 @@ import (
 // that comes back gets back each claim that nobody took.
 
 func TestTheServerHasNoCommandThatEndsTheClaimsOfAQuietSession(t *testing.T) {
-	// The list of the commands of the server is fixed for 1.0.0:
-	// make_riff, announce, forget, import, grant_owner, end_owner and
-	// name_owner.
+	// The commands of the server of 1.1.0: make_riff, announce, forget,
+	// import, grant_owner, end_owner, name_owner and remind_lead (the
+	// second wake of a lead); none of them ends a claim.
 	if slices.Contains(record.Commands(), "expire") {
 		t.Error("record.Commands() lists expire: no timer of the server ends a claim")
 	}

@@ -12,6 +12,7 @@ import (
 
 func TestGivenASessionWhenOnlyKeepAlivesComeThenItsSeenIsTheTimeSinceItsLastCall(t *testing.T) {
 	f := given(t, member("ann/wrk1", true))
+	WatchEnded{}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
 	// ann called at t0; its relay sends a keep-alive each minute.
 	for range 4 {
 		f.after(minute).seen("ann/wrk1")
@@ -48,7 +49,9 @@ func TestGivenASessionWithAnOpenWatchOrAContainerThenItIsNotOffline(t *testing.T
 }
 
 func TestGivenAStatusOrAStepCallThenItIsACallForSeen(t *testing.T) {
-	f := given(t, member("ann/wrk1", true)).after(10 * minute)
+	f := given(t, member("ann/wrk1", true))
+	WatchEnded{}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
+	f.after(10 * minute)
 	StatusSet{Text: "write the tests"}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
 	f.after(2 * minute)
 	if row, _ := f.rowOf("ann/wrk1", false); !strings.HasPrefix(row.Detail, "seen 2m ago") {

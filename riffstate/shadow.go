@@ -134,10 +134,14 @@ func (s *State) ShadowChanges() Changes {
 // savedLive gives the part of the presence of a caller that a checkpoint
 // keeps, as a copy (a step changes in place), or nil when it keeps none.
 func savedLive(l *Live) *SavedLive {
-	if l.Status == nil && l.Step == nil && l.CalledMs == 0 {
+	if l.Status == nil && l.Step == nil && l.Block == nil && l.CalledMs == 0 && !l.Daemon {
 		return nil
 	}
-	saved := &SavedLive{CalledMs: l.CalledMs}
+	saved := &SavedLive{CalledMs: l.CalledMs, Daemon: l.Daemon}
+	if l.Block != nil {
+		block := *l.Block
+		saved.Block = &block
+	}
 	if l.Status != nil {
 		status := *l.Status
 		saved.Status = &status

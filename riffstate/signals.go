@@ -3,6 +3,7 @@ package riffstate
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/build"
@@ -44,16 +45,27 @@ type Told struct {
 }
 
 // text is the part of a reply that says what became of the message:
-// "Your lead got a message;", the reason of the refusal with a final
-// period, or "" when no message went.
-func (t Told) text() string {
+// "Your lead got a message;", the reason of the refusal as a sentence of
+// its own, or "" when no message went.
+func (t Told) text(c Caller) string {
 	switch {
 	case t.Sent:
 		return "Your lead got a message;"
 	case t.Refused != nil:
-		return t.Refused.Reason + "."
+		return sentence(capitalized(t.Refused.Reason, c.URI.User))
 	}
 	return ""
+}
+
+// capitalized starts a reason that follows a period with a capital
+// ("You are the lead ..."), unless it starts with the name of the user,
+// which is a name as the riff knows it ("ann has no lead in ...").
+func capitalized(reason, user string) string {
+	if reason == "" || (user != "" && strings.HasPrefix(reason, user+" ")) {
+		return reason
+	}
+	r, size := utf8.DecodeRuneInString(reason)
+	return string(unicode.ToUpper(r)) + reason[size:]
 }
 
 // TellLead is the post that carries the message of a signal to the lead
@@ -91,7 +103,9 @@ type SetStatus struct {
 }
 
 func (q SetStatus) Check(Caller) (Signal, error) {
-	if err := checkLine("status", q.Text); err != nil {
+	// The guide calls the status the step of the session: "riff refuses
+	// a longer one with the step has more than 400 characters".
+	if err := checkLine("step", q.Text); err != nil {
 		return nil, err
 	}
 	return StatusSet{Text: q.Text}, nil
@@ -151,8 +165,14 @@ func (q SetStep) Tell(c Caller, v View, _ Now) string {
 	return "step failed: " + step + ": " + q.Fail
 }
 
-func (SetStep) Reply(_ Caller, _ View, told Told, _ Now) wire.TextReply {
-	return wire.TextReply{Text: strings.TrimSpace("Your step is set. " + strings.TrimSuffix(told.text(), ";"))}
+// Reply: "Your step is set.", then what became of the message to the
+// lead, each a sentence of its own.
+func (SetStep) Reply(c Caller, _ View, told Told, _ Now) wire.TextReply {
+	text := "Your step is set."
+	if t := told.text(c); t != "" {
+		text += " " + sentence(strings.TrimSuffix(t, ";"))
+	}
+	return wire.TextReply{Text: text}
 }
 
 // KeepAlive is the keep-alive of a session: a sign of life that is not a
@@ -163,7 +183,7 @@ type KeepAlive struct {
 	noTell
 }
 
-func (q KeepAlive) Check(Caller) (Signal, error) {
+func (q KeepAlive) Check(c Caller) (Signal, error) {
 	if q.PromptSecs != nil && *q.PromptSecs < 0 {
 		return nil, wire.Refuse(wire.BadRequest, "prompt_secs is the time since the last prompt: 0 or more seconds, not %d", *q.PromptSecs)
 	}
@@ -181,12 +201,25 @@ func (q KeepAlive) Check(Caller) (Signal, error) {
 	if err := checkRelay(q.Relay); err != nil {
 		return nil, err
 	}
-	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: q.PromptSecs, Container: q.Container, Binary: q.Binary, Relay: q.Relay}, nil
+	var leadWakeMs int64
+	if q.LeadWake != nil {
+		if *q.LeadWake < 1 || *q.LeadWake > wire.MaxLeadWake {
+			return nil, wire.Refuse(wire.BadRequest, "lead_wake is lead.wake in minutes: 1 to %d, not %d", wire.MaxLeadWake, *q.LeadWake)
+		}
+		leadWakeMs = *q.LeadWake * 60_000
+	}
+	prompt := q.PromptSecs
+	if c.Worker {
+		// A prompt in a worker ends no block: the riff daemon gives each
+		// input of a worker, not a person (the guide, "A blocked session").
+		prompt = nil
+	}
+	return Alive{Activity: q.Activity, ActivitySecs: q.ActivitySecs, PromptSecs: prompt, Container: q.Container, Daemon: q.Daemon, Binary: q.Binary, Relay: q.Relay, LeadWakeMs: leadWakeMs}, nil
 }
 
-func (KeepAlive) Reply(c Caller, v View, _ Told, _ Now) wire.AliveReply {
+func (KeepAlive) Reply(c Caller, v View, _ Told, now Now) wire.AliveReply {
 	s := v.Riff().Session(c.Who())
-	return wire.AliveReply{Clear: s != nil && s.Life == MustClear}
+	return wire.AliveReply{Clear: s != nil && s.Life == MustClear, Unanswered: v.UnansweredFor(c, now)}
 }
 
 // Move is a session that moves to the place of its URI. The reply is its

@@ -17,9 +17,11 @@ func TestGivenWhatBecameOfTheMessageWhenAStepRepliesThenTheReplySaysIt(t *testin
 		want string
 	}{
 		{"no message", Told{}, "Your step is set."},
-		{"the lead got it", Told{Sent: true}, "Your step is set. Your lead got a message"},
+		{"the lead got it", Told{Sent: true}, "Your step is set. Your lead got a message."},
 		{"no lead", Told{Refused: wire.Refuse(wire.BadRequest, "ann has no lead in o/repo: ask your own user")},
 			"Your step is set. ann has no lead in o/repo: ask your own user."},
+		{"the caller is the lead", Told{Refused: wire.Refuse(wire.BadRequest, "you are the lead of o/repo: ask your own user")},
+			"Your step is set. You are the lead of o/repo: ask your own user."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := (SetStep{}).Reply(c, v, tc.told, f.now).Text; got != tc.want {

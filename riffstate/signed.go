@@ -56,7 +56,9 @@ func (p Post) draft(c Caller, v View, now Now) (draft, error) {
 		if sent == "" {
 			sent = string(kind)
 		}
-		return draft{}, bad("riff-server knows no message kind %q: the kinds of a message are message, note and status", sent)
+		// The kind as it was sent, cut: a refusal repeats at most a short
+		// cut of its input.
+		return draft{}, bad("riff-server knows no message kind %s: the kinds of a message are message, note and status", quote.Input(sent))
 	}
 	if selector.AnyOther(p.To) {
 		return draft{}, bad("the to list has a selector that riff-server does not know")

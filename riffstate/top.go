@@ -29,7 +29,7 @@ func (v View) Top(c Caller, _ wire.Top, now Now) (wire.TopReply, []Signal, error
 		// line (riffstate blocked.go, NoAnswerText); riff top shows it on
 		// a line of its own, from Unanswered.
 		if row.Unanswered {
-			first = strings.TrimSuffix(first, "  the lead gave no answer")
+			first = strings.TrimSuffix(first, "  "+NoAnswerText)
 		}
 		top := wire.TopRow{WhoRow: row, First: first, Facts: facts}
 		for _, ref := range claims {

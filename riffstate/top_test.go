@@ -1,6 +1,7 @@
 package riffstate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -85,5 +86,29 @@ func TestGivenClaimsHoldsAndAPauseWhenTopLooksThenTheBoardHasThemAndNoHeldItemTh
 		Held: []wire.TopHeld{{Item: "issue-11", Reason: "VmLck reading at 19:40 UTC"}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("boards (-want +got):\n%s", diff)
+	}
+}
+
+// The guide, "See what each session does": the red line of a blocked
+// session in riff top says "the lead gave no answer" when so. top gives
+// the mark apart (Unanswered) and the reason with no such tail, so that
+// the line shows it once, on a line of its own.
+func TestGivenAnUnansweredBlockWhenTopLooksThenTheRowIsUnansweredAndItsReasonHasNoTail(t *testing.T) {
+	f := blockedTeam(t)
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
+	f.remindAll()
+	f.after(15*minute).keepAlive("ann/wrk1", "ann/lead")
+	row, ok := topRowOf(f.top("ann"), "ann/wrk1")
+	if !ok {
+		t.Fatal("top has no row of ann/wrk1")
+	}
+	if !row.Unanswered || row.Block == nil || row.Block.Reason != "which of two designs?" {
+		t.Errorf("top row = %+v, block %+v; want unanswered with the reason of the block", row, row.Block)
+	}
+	if strings.Contains(row.First, NoAnswerText) || !strings.HasPrefix(row.First, "which of two designs?") {
+		t.Errorf("top first fact = %q; want the reason with no %q", row.First, NoAnswerText)
+	}
+	if who, _ := f.rowOf("ann/wrk1", false); !strings.Contains(who.Detail, NoAnswerText) {
+		t.Errorf("who detail = %q; want %q on its one line", who.Detail, NoAnswerText)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
@@ -11,9 +12,11 @@ import (
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
-// OfflineMs: a session with no open watch and no call for 90 seconds is
-// offline, until it is gone at 3 minutes with no sign of life.
-const OfflineMs = 90 * 1000
+// ReconnectMs is the grace of a watch that ended: the stream's reconnect
+// bound (wire.ReconnectBound, the stall limit of the client), in which
+// a watch that died comes back. A session with no open watch for it is
+// offline.
+const ReconnectMs = int64(wire.ReconnectBound / time.Millisecond)
 
 // CalledMs gives the time of the last call of a session: what who shows
 // as seen. A keep-alive does not change it, and after a start of the
@@ -28,16 +31,22 @@ func (v View) CalledMs(s *Session) int64 {
 }
 
 // Offline says whether a session that is not gone is offline: it has no
-// open watch, so no wake reaches it, and no call for 90 seconds (a
-// session that calls only the command line shows its state while it
-// calls). A keep-alive does not keep a session online, but the daemon
-// keeps a container session online (it has no watch).
-func (v View) Offline(w name.Who, calledMs int64, now Now) bool {
+// open watch, so no wake reaches it ("A session is offline with no open
+// watch"). A watch that ended, and the watches that a start of the
+// server lost, have the reconnect bound to come back (ReconnectMs). A
+// call or a keep-alive does not keep a session online, but the daemon
+// keeps a container session online (it has no watch), and its own session
+// too: it reads no wakes, and its keep-alives show it.
+func (v View) Offline(w name.Who, now Now) bool {
 	l := v.presence.Live(w)
-	if l != nil && (l.Watching > 0 || l.Container) {
+	if l != nil && (l.Watching > 0 || l.Container || l.Daemon) {
 		return false
 	}
-	return now.Ms-calledMs >= OfflineMs
+	ended := v.presence.LoadedMs
+	if l != nil {
+		ended = max(ended, l.WatchEndedMs)
+	}
+	return ended == 0 || now.Ms-ended >= ReconnectMs
 }
 
 // RunsOldRiff says whether a session runs an old riff (docs/wire.md, who:
@@ -144,6 +153,7 @@ func (v View) rowParts(c Caller, s *Session, now Now) (row wire.WhoRow, first st
 	var gone bool
 	state, gone, first = v.stateOf(s, l, marked.Lead, len(claims) > 0, activity, called, now)
 	row.State, row.Gone = state, gone
+	row.Unanswered = state == "blocked" && v.Unanswered(s, now)
 	if gone {
 		return row, first, nil, nil
 	}
@@ -151,7 +161,7 @@ func (v View) rowParts(c Caller, s *Session, now Now) (row wire.WhoRow, first st
 }
 
 // roleOf gives the tags of the role of a session: lead, worker,
-// container, in that order. The row of the caller has You; the reader
+// container, daemon, in that order. The row of the caller has You; the reader
 // shows "you" before the tags.
 func roleOf(lead, worker bool, l *Live) string {
 	var tags []string
@@ -163,6 +173,9 @@ func roleOf(lead, worker bool, l *Live) string {
 	}
 	if l != nil && l.Container {
 		tags = append(tags, "container")
+	}
+	if l != nil && l.Daemon {
+		tags = append(tags, "daemon")
 	}
 	return strings.Join(tags, " ")
 }
@@ -186,14 +199,18 @@ func (v View) stateOf(s *Session, l *Live, lead, claims, activity bool, called i
 			return "gone", true, "ended"
 		}
 		return "gone", true, fmt.Sprintf("seen %s ago", Ago(now.Ms-called))
-	case v.Offline(w, called, now):
+	case v.Offline(w, now):
 		return "offline", false, fmt.Sprintf("seen %s ago", Ago(now.Ms-called))
 	case paused:
 		return "paused", false, "paused" + byClause(pauseInfo)
 	case s.Life == MustClear:
 		return "must clear", false, fmt.Sprintf("released its last item %s ago; clears its context", Ago(now.Ms-s.ReleasedMs))
 	case l != nil && l.Block != nil && !lead:
-		return "blocked", false, fmt.Sprintf("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
+		detail := fmt.Sprintf("%s (%s ago)", l.Block.Text, Ago(now.Ms-l.Block.AtMs))
+		if v.Unanswered(s, now) {
+			detail += "  " + NoAnswerText
+		}
+		return "blocked", false, detail
 	case l != nil && l.Block != nil:
 		// A blocked lead: "riff shows it as waiting, with your name and
 		// the reason" (docs/state.md, Who); each member reads who, so the
@@ -209,6 +226,10 @@ func (v View) stateOf(s *Session, l *Live, lead, claims, activity bool, called i
 	switch {
 	case lead:
 		return "idle", false, fmt.Sprintf("monitoring work for %s", Ago(now.Ms-since))
+	case l != nil && l.Daemon:
+		// It takes no claims: idle, it hosts the containers of the
+		// machine, and is not ready for work.
+		return "idle", false, fmt.Sprintf("hosts containers for %s", Ago(now.Ms-since))
 	case s.Worker:
 		return "idle", false, fmt.Sprintf("ready for work for %s", Ago(now.Ms-since))
 	}

@@ -220,9 +220,11 @@ func TestWhoDerivesTheStateOfASession(t *testing.T) {
 		}, "waiting", "waits for ann: run riff owner --take"},
 		{"must clear", recs(member("ann/wrk1", true), claimRec("ann/wrk1", repo, "issue-6"), releaseRec("ann/wrk1", repo, "issue-6", true)), nil, "must clear", "released its last item"},
 		{"paused", recs(member("ann/wrk1", true), pauseRec("bob", record.RepoScope(repo), record.Paused)), nil, "paused", "paused by the person bob"},
-		{"offline after 90 s", member("ann/wrk1", true), func(f *fixture) { f.after(90 * second) }, "offline", "seen 1m ago"},
+		{"offline with no open watch", member("ann/wrk1", true), func(f *fixture) {
+			WatchEnded{}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
+			f.after(ReconnectMs)
+		}, "offline", "seen 45s ago"},
 		{"not offline with a watch", member("ann/wrk1", true), func(f *fixture) {
-			WatchStarted{}.Set(f.s.presence, whoOf("ann/wrk1"), f.now)
 			f.after(100 * second)
 		}, "idle", ""},
 		{"a lead monitors", recs(member("ann/lead", false), leadRec("ann", "ann/lead", repo)), nil, "idle", "monitoring work for"},

@@ -13,12 +13,14 @@ import (
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/commands"
+	"github.com/como-technologies/riff/riffclient/daemon"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/place"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffclient/signin"
 	"github.com/como-technologies/riff/riffcore/build"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -120,6 +122,10 @@ func (c *cli) finish(err error) int {
 	if errors.Is(err, errSilent) {
 		return exitFail
 	}
+	var code *exitCodeError
+	if errors.As(err, &code) {
+		return code.code
+	}
 	errw := c.stderr
 	// A bad input that commands finds is a bad command line too.
 	var input *commands.InputError
@@ -212,7 +218,7 @@ func (c *cli) setup() error {
 		noColor := c.env("NO_COLOR") != ""
 		on, errOn = tty && !noColor, errTTY && !noColor
 	default:
-		return usagef("--color is auto, always or never, not %q", color)
+		return usagef("--color is auto, always or never, not %s", quote.Input(color))
 	}
 	opts := render.Options{Width: width, Zone: c.loc}
 	if on {
@@ -233,12 +239,20 @@ func (c *cli) setup() error {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
 			msg = rest
 		}
-		return knownf("riff cannot use the server %q: %s. See riff help server", server, msg)
+		return knownf("riff cannot use the server %s: %s. See riff help server", quote.Input(server), msg)
 	}
 	c.serverFrom = from
 	copts := riffclient.Options{Build: c.build, Out: &noteWriter{c: c}}
 	if c.system.client != nil {
 		c.system.client(&copts)
+	}
+	if sock := c.env(daemon.EnvSocket); sock != "" {
+		// In a container of the riff daemon: each call goes through the
+		// socket of the session, and the daemon sends it as the session
+		// (docs/daemon.md). The container holds no sign-in.
+		copts.HTTP = daemon.SocketHTTP(sock)
+		c.client = riffclient.New(daemon.SocketURL, copts)
+		return nil
 	}
 	c.signin = c.openSignIn(u, copts)
 	copts.Auth = c.auth()

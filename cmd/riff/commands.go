@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
+
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // The commands of riff are one ordered list, riffCommands: riff --help,
@@ -33,8 +35,8 @@ type heading struct {
 // command yet (Pull requests) is not in it.
 func riffCommands() []heading {
 	return []heading{
-		{title: "Get started", commands: startCommands()},
-		{title: "Work in the riff", commands: workCommands()},
+		{title: "Get started", commands: append(startCommands(), daemonCommand())},
+		{title: "Work in the riff", commands: append(workCommands(), runCommand())},
 		{title: "Lead", commands: leadCommands()},
 		{title: "Members", commands: memberCommands()},
 		{title: "Agent sessions", commands: []command{relayCommand()}, hidden: true},
@@ -108,7 +110,7 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 	}
 	cmd, ok := c.commands()[args[0]]
 	if !ok {
-		return usagef("riff knows no command %q", args[0])
+		return usagef("riff knows no command %s", quote.Input(args[0]))
 	}
 	if cmd.raw != nil {
 		return cmd.raw(c, ctx, args[1:])
@@ -194,7 +196,7 @@ func (c *cli) wantSubcommand(top, words string, cmd command, args []string) erro
 		c.help(top)
 		return flag.ErrHelp
 	}
-	return usagef("riff %s knows %s, not %q", words, alternatives(names, "and"), args[0])
+	return usagef("riff %s knows %s, not %s", words, alternatives(names, "and"), quote.Input(args[0]))
 }
 
 // alternatives gives a, b and c (or a, b or c).

@@ -15,6 +15,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/denied"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -59,7 +60,7 @@ type denial struct {
 
 // parseSince reads N(s|m|h|d|w).
 func parseSince(s string) (time.Duration, error) {
-	bad := usagef("riff denials: --since takes a number and a unit: s, m, h, d or w, as 7d; not %q", s)
+	bad := usagef("riff denials: --since takes a number and a unit: s, m, h, d or w, as 7d; not %s", quote.Input(s))
 	if len(s) < 2 {
 		return 0, bad
 	}
@@ -79,7 +80,7 @@ func (c *cli) denials(ctx context.Context, args []string, since, format string) 
 		return err
 	}
 	if format != "text" && format != "json" {
-		return usagef("riff denials: --format is text or json, not %q", format)
+		return usagef("riff denials: --format is text or json, not %s", quote.Input(format))
 	}
 	var window time.Duration
 	if since != "" {

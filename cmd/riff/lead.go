@@ -8,6 +8,7 @@ import (
 
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -75,7 +76,7 @@ repository thread.
 
 func (c *cli) lead(ctx context.Context, args []string, session string) error {
 	if len(args) > 0 {
-		return usagef("riff lead knows --session ID and notes, not %q", args[0])
+		return usagef("riff lead knows --session ID and notes, not %s", quote.Input(args[0]))
 	}
 	if session == "" {
 		return usagef("riff lead needs --session ID: the session to name the lead")

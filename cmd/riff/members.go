@@ -9,6 +9,7 @@ import (
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -197,7 +198,7 @@ func (c *cli) printText(r wire.TextReply, err error) error {
 
 func (c *cli) owner(ctx context.Context, args []string, take bool, pass string, deny bool) error {
 	if len(args) > 0 {
-		return usagef("riff owner takes no argument %q: give --take, --pass EMAIL or --deny", args[0])
+		return usagef("riff owner takes no argument %s: give --take, --pass EMAIL or --deny", quote.Input(args[0]))
 	}
 	n := 0
 	for _, given := range []bool{take, pass != "", deny} {

@@ -14,6 +14,9 @@ func relayCommand() command {
   riff relay prompt             the UserPromptSubmit hook of a lead: a prompt ends its wait
   riff relay denied             the PermissionDenied hook: posts a refusal of auto mode
                                 to the thread denials, and never waits for riff-server
+  riff relay -- claude ARGS     the entrypoint of a container of the riff daemon: claude
+                                with stream-json, the tools through the socket of the
+                                session (RIFF_SOCKET), the wakes of its first turn (docs/daemon.md)
 
 The session is --session, else RIFF_SESSION, else CLAUDE_CODE_SESSION_ID
 (the session ID that Claude Code gives to its MCP server, its hooks and
@@ -30,5 +33,5 @@ on stderr (at most 1 MiB, then relay.log.1).
 
 // relaySubcommands are the words of riff relay.
 func relaySubcommands() []command {
-	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt(), relayDenied()}
+	return []command{relayMCP(), relayWatch(), relayHook(), relayPrompt(), relayDenied(), relayContainer()}
 }

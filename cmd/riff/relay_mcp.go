@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/como-technologies/riff/riffclient"
+	"github.com/como-technologies/riff/riffclient/daemon"
 	"github.com/como-technologies/riff/riffclient/door"
 	"github.com/como-technologies/riff/riffclient/local"
 	"github.com/como-technologies/riff/riffclient/mcptools"
@@ -81,6 +82,12 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 	// The sign-in of the machine: the tools, the keep-alive and the end
 	// carry the session token of this process.
 	opts.Auth = c.auth()
+	sock := c.env(daemon.EnvSocket)
+	if sock != "" {
+		// In a container of the riff daemon: the tools go through the
+		// socket of the session (docs/daemon.md).
+		opts.HTTP, opts.Auth = daemon.SocketHTTP(sock), nil
+	}
 	c.client = riffclient.New(c.client.Server(), opts)
 	r, err := c.newRelay(log)
 	if err != nil {
@@ -91,11 +98,18 @@ func (c *cli) relayMCP(ctx context.Context, args []string) error {
 		Words: c.words, SignInFault: c.signInFault(), Zone: c.loc, Earlier: c.earlierLine, EarlierOfClone: c.earlierOfClone,
 	})
 	server := mcp.NewServer(&mcp.Implementation{Name: "riff", Version: c.build.Display()}, &mcp.ServerOptions{Instructions: mcptools.Instructions})
-	mcptools.Add(server, tools)
+	if sock != "" {
+		mcptools.AddContainer(server, tools)
+	} else {
+		mcptools.Add(server, tools)
+	}
 	return tools.Serve(ctx, server, &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}, mcptools.Life{
-		Name: "riff relay mcp", Worker: r.worker, Log: log,
+		Name: "riff relay mcp", Worker: r.worker, Log: log, Hosted: sock != "",
 		KeepAlive: func(ctx context.Context, me name.SessionURI, relay string) {
-			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, OnReply: r.onAlive(me.Session), Relay: relay}.Run(ctx)
+			desk := r.leadDesk()
+			onAlive := r.onAlive(me.Session)
+			door.KeepAlive{Client: c.client, Me: me, Files: door.Files{Dir: r.local}, Every: r.every, Relay: relay, LeadWake: desk.LeadWake,
+				OnReply: func(reply wire.AliveReply) { onAlive(reply); desk.Unanswered(ctx, reply.Unanswered) }}.Run(ctx)
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 
 	"github.com/como-technologies/riff/riffclient/render"
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // startCommands are the commands under Get started in riff --help, in
@@ -125,7 +126,7 @@ func (c *cli) helpCmd(_ context.Context, args []string) error {
 		return nil
 	}
 	if _, ok := c.commands()[args[0]]; !ok {
-		return usagef("riff has no command %q", args[0])
+		return usagef("riff has no command %s", quote.Input(args[0]))
 	}
 	c.help(args[0])
 	return flag.ErrHelp

@@ -12,6 +12,7 @@ import (
 	"github.com/como-technologies/riff/riffclient/earlier"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
 
@@ -125,7 +126,11 @@ characters is enough).
 		{
 			name: "blocked", usage: "blocked REASON", short: "say that you cannot go on with no decision of a person",
 			long: `Says that you cannot go on with no decision of a person. It wakes the lead
-of your user with the reason.
+of your user with the reason. A message that wakes you is the answer; the
+block ends at your next work after it (a tool call, a claim, a release, a
+new start). With no answer, riff wakes the lead again after lead.wake
+minutes (15 by default, in the settings file of the machine of the lead),
+and lead.wake minutes later riff who shows "the lead gave no answer".
 `,
 			flags: noFlags(func(c *cli, ctx context.Context, words []string) error {
 				return c.caller().Blocked(ctx, strings.Join(words, " "))
@@ -167,7 +172,7 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 // noArgs refuses the arguments of a command that takes none.
 func noArgs(args []string, cmd string) error {
 	if len(args) > 0 {
-		return usagef("riff %s takes no argument %q", cmd, args[0])
+		return usagef("riff %s takes no argument %s", cmd, quote.Input(args[0]))
 	}
 	return nil
 }

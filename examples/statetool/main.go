@@ -24,8 +24,9 @@ func main() {
 	}
 }
 
-// run makes a riff, resumes it, lets two sessions claim, tries a claim
-// of a held item, and gives the refusal and the rows of who.
+// run makes a riff, resumes it, lets two sessions claim, opens their
+// watches, tries a claim of a held item, and gives the refusal and the
+// rows of who.
 func run() ([]string, error) {
 	s := riffstate.New(riffstate.Options{})
 	now := riffstate.Now{Ms: 1_790_000_000_000}
@@ -64,6 +65,11 @@ func run() ([]string, error) {
 			return nil, err
 		}
 		now.Ms += 1000
+	}
+	// Each session opens its watch (riff relay watch): a session with no
+	// open watch is offline in who.
+	for _, c := range []riffstate.Caller{a6cf, b7d0} {
+		riffstate.WatchStarted{}.Set(s.Presence(), c.Who(), now)
 	}
 	var rows []string
 	// A second claim of issue-12 is refused: a live session holds it.

@@ -17,6 +17,7 @@ import (
 	"github.com/como-technologies/riff/riffclient"
 	"github.com/como-technologies/riff/riffclient/render"
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/selector"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -200,7 +201,7 @@ func (c Caller) Read(ctx context.Context, thread string, all bool, after uint64,
 func (c Caller) Post(ctx context.Context, thread string, to []string, kind, text string) error {
 	k, err := record.ParseMessageKind(kind)
 	if err != nil {
-		return Inputf("riff post: --kind is message, note or status, not %q", kind)
+		return Inputf("riff post: --kind is message, note or status, not %s", quote.Input(kind))
 	}
 	sels, err := selector.ParseList(to)
 	if err != nil {
@@ -338,7 +339,7 @@ func (c Caller) Pause(ctx context.Context, pause, riff bool, repo string) error 
 	if repo != "" {
 		var err error
 		if r, err = name.ParseRepo(repo); err != nil || !r.InGit() {
-			return Inputf("riff %s: --repo is OWNER/REPO, not %q", cmd, repo)
+			return Inputf("riff %s: --repo is OWNER/REPO, not %s", cmd, quote.Input(repo))
 		}
 	}
 	return Reply(ctx, c, func(me name.SessionURI) wire.Call[wire.PauseReply] {

@@ -80,3 +80,29 @@ func TestGivenAStatusRequestWithNoTextWhenItIsPostedThenItGoesOut(t *testing.T) 
 		t.Errorf("a status request sent %v and printed %q", *paths, out.String())
 	}
 }
+
+func TestGivenALongBadInputWhenACommandRefusesItThenTheErrorRepeatsAtMostAShortCutOfIt(t *testing.T) {
+	c, _, paths := caller(t, func(string) any { return wire.TextReply{Text: "ok"} })
+	ctx := context.Background()
+	long := strings.Repeat("Q", 60_000)
+	for what, run := range map[string]func() error{
+		"a kind":           func() error { return c.Post(ctx, "", nil, long, "hi") },
+		"a selector":       func() error { return c.Post(ctx, "", []string{long}, "message", "hi") },
+		"a selector field": func() error { return c.Post(ctx, "", []string{long + "=x"}, "message", "hi") },
+		"a selector value": func() error { return c.Post(ctx, "", []string{"lead=" + long}, "message", "hi") },
+		"a repository":     func() error { return c.Pause(ctx, false, false, long) },
+		"an item of claim": func() error { return c.Claim(ctx, "", long) },
+	} {
+		err := run()
+		if err == nil {
+			t.Errorf("%s of 60 KB: no error", what)
+			continue
+		}
+		if n := strings.Count(err.Error(), "Q"); n > 64 {
+			t.Errorf("%s of 60 KB: the error repeats %d characters of it: %.120s", what, n, err)
+		}
+	}
+	if len(*paths) != 0 {
+		t.Errorf("bad inputs sent %v", *paths)
+	}
+}

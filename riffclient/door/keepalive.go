@@ -41,6 +41,10 @@ type KeepAlive struct {
 	// of another relay of the session does not end it. The watch sends
 	// none.
 	Relay string
+	// LeadWake gives lead.wake of the settings file of the machine, in
+	// minutes, at each keep-alive (riffclient/notify.Desk.LeadWake); nil
+	// or 0 sends none, and the server takes its 15.
+	LeadWake func() int64
 }
 
 // Run sends the keep-alives until ctx ends. A keep-alive that fails is
@@ -66,6 +70,11 @@ func (k KeepAlive) Run(ctx context.Context) {
 		}
 		alive := fact.Alive(k.Me, now().UnixMilli())
 		alive.Binary = &wire.Binary{Build: k.Client.Build().String(), Replaced: self.replaced()}
+		if k.LeadWake != nil {
+			if m := k.LeadWake(); m > 0 {
+				alive.LeadWake = &m
+			}
+		}
 		alive.Relay = k.Relay
 		// A keep-alive in flight is not cut off by the end of ctx: a cut
 		// request may still reach the server after the end of the relay

@@ -13,14 +13,7 @@ const Instructions = "The riff tools of this session: messages, claims and the s
 // Add adds the tools of the session to s, each with the description that
 // tells the agent when to use it.
 func Add(s *mcp.Server, t *Tools) {
-	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Show your session, your URI, the state of the riff (paused or running) and the build. Use it first, or when a tool says that something is wrong with you."}, t.Whoami)
-	mcp.AddTool(s, &mcp.Tool{Name: "who", Description: "List the live sessions of the riff with their state, claims and status. Use it to see who works on what before you claim or tell."}, t.Who)
-	mcp.AddTool(s, &mcp.Tool{Name: "threads", Description: "List your threads with the number of their last message and of your unread messages. A direct thread shows as dm:PEER."}, t.Threads)
-	mcp.AddTool(s, &mcp.Tool{Name: "read", Description: "Read one page of your unread messages: the messages to you after the page first, then each direct thread, then your other threads. Use it after each wake. When more messages follow, the last line says so: read again with all set and after set to the number it names. A read marks what it shows as read; to read a direct thread again, set thread to dm:PEER and all."}, t.Read)
-	mcp.AddTool(s, &mcp.Tool{Name: "post", Description: "Post to a thread (default: the thread of your repository). A message wakes each session that one selector of to matches; a note wakes nobody; a status request asks each selected session for its status. Wake only the sessions that must act: each other post is a note."}, t.Post)
-	mcp.AddTool(s, &mcp.Tool{Name: "tell", Description: "Send a direct message to one session (its ID, or the start of it from 4 characters), or to lead: your lead in this repository. Use it to ask your lead, or to answer a session that asked you."}, t.Tell)
-	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "Set your status: one line of at most 400 characters that riff who shows. Set it at each change of step, and when a status request wakes you."}, t.Status)
-	mcp.AddTool(s, &mcp.Tool{Name: "blocked", Description: "Say that you cannot go on with no decision of a person. It wakes the lead of your user with the reason. A prompt of your user ends the block."}, t.Blocked)
+	AddContainer(s, t)
 	mcp.AddTool(s, &mcp.Tool{Name: "claim", Description: "Claim a work item before you work on it. It fails when another session holds it, or when the riff or the repository is paused: then do not work on it."}, t.Claim)
 	mcp.AddTool(s, &mcp.Tool{Name: "release", Description: "Release a claim of yours when the item is done or you stop work on it. A worker that releases its last item gets its context cleared when its turn ends."}, t.Release)
 	mcp.AddTool(s, &mcp.Tool{Name: "hold", Description: "Lead only: keep a work item from the workers, with a reason. free ends the hold."}, t.Hold)
@@ -29,4 +22,19 @@ func Add(s *mcp.Server, t *Tools) {
 	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: "Lead only: resume your repository (or the riff, or another repository) after a pause."}, t.Resume)
 	mcp.AddTool(s, &mcp.Tool{Name: "notes", Description: "Read the notes of the lead in this repository: the running state of the lead, what waits, the choices. A lead reads them at its start. With text, the lead writes them: the text replaces the whole notes."}, t.Notes)
 	mcp.AddTool(s, &mcp.Tool{Name: "move", Description: "Tell the riff your new place after you change to another worktree or clone: give its directory. Your later tools act from there."}, t.Move)
+}
+
+// AddContainer adds to s the tools of a session in a container of the
+// riff daemon (docs/daemon.md): "whoami, who, threads, read, post, tell,
+// status and blocked". The daemon gives it its item, so it has no claim,
+// no release and no tool of a lead.
+func AddContainer(s *mcp.Server, t *Tools) {
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Show your session, your URI, the state of the riff (paused or running) and the build. Use it first, or when a tool says that something is wrong with you."}, t.Whoami)
+	mcp.AddTool(s, &mcp.Tool{Name: "who", Description: "List the live sessions of the riff with their state, claims and status. Use it to see who works on what before you claim or tell."}, t.Who)
+	mcp.AddTool(s, &mcp.Tool{Name: "threads", Description: "List your threads with the number of their last message and of your unread messages. A direct thread shows as dm:PEER."}, t.Threads)
+	mcp.AddTool(s, &mcp.Tool{Name: "read", Description: "Read one page of your unread messages: the messages to you after the page first, then each direct thread, then your other threads. Use it after each wake. When more messages follow, the last line says so: read again with all set and after set to the number it names. A read marks what it shows as read; to read a direct thread again, set thread to dm:PEER and all."}, t.Read)
+	mcp.AddTool(s, &mcp.Tool{Name: "post", Description: "Post to a thread (default: the thread of your repository). A message wakes each session that one selector of to matches; a note wakes nobody; a status request asks each selected session for its status. Wake only the sessions that must act: each other post is a note."}, t.Post)
+	mcp.AddTool(s, &mcp.Tool{Name: "tell", Description: "Send a direct message to one session (its ID, or the start of it from 4 characters), or to lead: your lead in this repository. Use it to ask your lead, or to answer a session that asked you."}, t.Tell)
+	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "Set your status: one line of at most 400 characters that riff who shows. Set it at each change of step, and when a status request wakes you."}, t.Status)
+	mcp.AddTool(s, &mcp.Tool{Name: "blocked", Description: "Say that you cannot go on with no decision of a person. It wakes the lead of your user with the reason. A prompt of your user ends the block."}, t.Blocked)
 }

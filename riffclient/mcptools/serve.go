@@ -44,6 +44,10 @@ type Life struct {
 	// Log gets what the agent cannot be told: a register or an end that
 	// failed, and the end. Nil logs nothing.
 	Log *slog.Logger
+	// Hosted: the riff daemon of a container owns the register, the
+	// keep-alive and the end of the session (docs/daemon.md), so Serve
+	// serves the tools only.
+	Hosted bool
 }
 
 // Serve serves the tools of t on s over transport, as one agent
@@ -61,6 +65,9 @@ func (t *Tools) Serve(ctx context.Context, s *mcp.Server, transport mcp.Transpor
 	me, err := t.Me(ctx)
 	if err != nil {
 		return err
+	}
+	if l.Hosted {
+		return s.Run(ctx, transport)
 	}
 	relay := l.Relay
 	if relay == "" {

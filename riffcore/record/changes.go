@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/selector"
 )
 
@@ -405,7 +406,7 @@ func ParseReason(s string) (Reason, error) {
 	case ReasonProcess, ReasonResume, ReasonClear, ReasonJoin:
 		return r, nil
 	}
-	return "", fmt.Errorf("reason %q: the reasons are process, resume, clear and join", s)
+	return "", fmt.Errorf("reason %s: the reasons are process, resume, clear and join", quote.Input(s))
 }
 
 // UnmarshalJSON reads each value that this build does not know, and each
@@ -444,7 +445,7 @@ func ParseMessageKind(s string) (MessageKind, error) {
 	case MessagePlain, MessageNote, MessageStatus:
 		return k, nil
 	}
-	return "", fmt.Errorf("kind %q: the kinds of a message are message, note and status", s)
+	return "", fmt.Errorf("kind %s: the kinds of a message are message, note and status", quote.Input(s))
 }
 
 // UnmarshalJSON reads each kind that this build does not know as other.
@@ -549,5 +550,5 @@ func (p *PauseState) UnmarshalJSON(b []byte) error {
 		*p = PauseState(s)
 		return nil
 	}
-	return fmt.Errorf("state %q: a pause is paused or running", s)
+	return fmt.Errorf("state %s: a pause is paused or running", quote.Input(s))
 }

@@ -46,6 +46,9 @@ const (
 	CommandGrantOwner Command = "grant_owner"
 	CommandEndOwner   Command = "end_owner"
 	CommandNameOwner  Command = "name_owner"
+	// CommandRemindLead is the second wake of the lead for a block with
+	// no answer (riffstate.RemindLead).
+	CommandRemindLead Command = "remind_lead"
 )
 
 // Commands lists each command kind of this build. The fixture kinds.json
@@ -61,6 +64,6 @@ func Commands() []Command {
 		CommandDenyOwner, CommandRevoke, CommandAdmit,
 		// the server
 		CommandMakeRiff, CommandAnnounce, CommandForget, CommandImport, CommandGrantOwner,
-		CommandEndOwner, CommandNameOwner,
+		CommandEndOwner, CommandNameOwner, CommandRemindLead,
 	}
 }

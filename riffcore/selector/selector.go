@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/quote"
 )
 
 // Selector is one selector of a to list. A zero field is not named.
@@ -215,7 +216,7 @@ func Parse(text string) (Selector, error) {
 	for _, part := range strings.Split(text, ",") {
 		key, value, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok || value == "" {
-			return Selector{}, fmt.Errorf("selector: %q is not FIELD=VALUE", part)
+			return Selector{}, fmt.Errorf("selector: %s is not FIELD=VALUE", quote.Input(part))
 		}
 		var err error
 		switch key {
@@ -238,7 +239,7 @@ func Parse(text string) (Selector, error) {
 				b = true
 			case "false":
 			default:
-				return Selector{}, fmt.Errorf("selector: %s is true or false, not %q", key, value)
+				return Selector{}, fmt.Errorf("selector: %s is true or false, not %s", key, quote.Input(value))
 			}
 			if key == "lead" {
 				s.Lead = &b
@@ -246,7 +247,7 @@ func Parse(text string) (Selector, error) {
 				s.Person = &b
 			}
 		default:
-			return Selector{}, fmt.Errorf("selector: riff knows no field %q; the fields are user, session, host, repo, worktree, claim, lead and person", key)
+			return Selector{}, fmt.Errorf("selector: riff knows no field %s; the fields are user, session, host, repo, worktree, claim, lead and person", quote.Input(key))
 		}
 		if err != nil {
 			return Selector{}, fmt.Errorf("selector: %w", err)

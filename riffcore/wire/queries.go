@@ -145,7 +145,7 @@ type WhoRow struct {
 	// Unanswered says that the session is blocked and its lead gave no
 	// answer: two wakes of the lead, lead.wake minutes apart, and then
 	// lead.wake minutes more. riff top shows "the lead gave no answer"
-	// (docs/state.md, "The unanswered block").
+	// (docs/state.md, "The blocks").
 	Unanswered bool `json:"unanswered,omitempty"`
 }
 

@@ -1,9 +1,20 @@
 package wire
 
-import "github.com/como-technologies/riff/riffcore/name"
+import (
+	"time"
+
+	"github.com/como-technologies/riff/riffcore/name"
+)
 
 // MaxStatus is the longest status and the longest block reason.
 const MaxStatus = 400
+
+// ReconnectBound is the longest time in which a stream of riff (riff
+// relay watch, riff tail, riff chat) that died comes back: the stall
+// limit of the client, three keep-alive lines of the server ("When a
+// connection dies with no sign" of riff's user guide). The server gives
+// a watch that ended this grace before the session is offline.
+const ReconnectBound = 45 * time.Second
 
 // Alive is a keep-alive of a session: a sign of life that is not a call.
 // It carries the newest fact of the session.
@@ -18,6 +29,10 @@ type Alive struct {
 	ActivitySecs *int64 `json:"activity_secs,omitempty"`
 	PromptSecs   *int64 `json:"prompt_secs,omitempty"`
 	Container    bool   `json:"container,omitempty"`
+	// Daemon marks the session of the riff daemon of a machine: it runs
+	// the sessions in containers, takes no claims, and no lead fallback
+	// wakes it (docs/daemon.md, "The session of the daemon").
+	Daemon bool `json:"daemon,omitempty"`
 	// Binary is the riff that sends the keep-alive: the process that lives
 	// as long as the session (riff relay mcp, riff relay watch, the riff
 	// daemon). None keeps the one that the server holds.
@@ -27,6 +42,32 @@ type Alive struct {
 	// another relay does not end the session. The watch and the hooks
 	// send none.
 	Relay string `json:"relay,omitempty"`
+	// LeadWake is lead.wake of the settings file of the machine of the
+	// session, in minutes (1 to 1440): the wait from a block of a session
+	// of its user to the second wake of the lead, and from there to the
+	// unanswered block, while this session is the lead. None is 15.
+	LeadWake *int64 `json:"lead_wake,omitempty"`
+}
+
+// The bounds of [Alive.LeadWake], in minutes.
+const (
+	DefaultLeadWake = 15
+	MaxLeadWake     = 24 * 60
+)
+
+// UnansweredBlock is a block that the lead gave no answer: the session,
+// its claims, the reason and the time of the block. The reply to the
+// keep-alive of the live lead lists each block of a session of its user
+// in its repository; riff relay mcp sends a desktop notification for
+// each new one.
+type UnansweredBlock struct {
+	Session name.SessionURI `json:"session"`
+	Items   []name.Item     `json:"items,omitempty"`
+	Reason  string          `json:"reason"`
+	AtMs    int64           `json:"at_ms"`
+	// WaitSecs is the age of the block at the reply, by the clock of
+	// the server.
+	WaitSecs int64 `json:"wait_secs"`
 }
 
 // Binary is the riff of a session, as its keep-alive tells it: the build
@@ -112,4 +153,7 @@ func (c Move) Caller() name.SessionURI    { return c.Me }
 // turn ends.
 type AliveReply struct {
 	Clear bool `json:"clear,omitempty"`
+	// Unanswered holds, for the live lead, each blocked session of its
+	// user in its repository whose lead gave no answer, oldest first.
+	Unanswered []UnansweredBlock `json:"unanswered,omitempty"`
 }
