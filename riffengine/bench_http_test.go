@@ -237,8 +237,13 @@ func BenchmarkHandlerClaimRelease(b *testing.B) {
 // posts one call of the set-up before the timer.
 func benchHandler(b *testing.B) (send func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte), setup func(path string, v any)) {
 	b.Helper()
+	return benchHandlerOn(b, mem.New())
+}
+
+// benchHandlerOn is benchHandler on the memory store st.
+func benchHandlerOn(b *testing.B, st *mem.Store) (send func(w *benchWriter, r *http.Request, body *bytes.Reader, path string, data []byte), setup func(path string, v any)) {
+	b.Helper()
 	ctx := context.Background()
-	st := mem.New()
 	loaded, err := riffengine.Load(ctx, st, riffstate.Options{Build: serverBuild().String()})
 	if err != nil {
 		b.Fatal(err)

@@ -136,6 +136,18 @@ type Engine struct {
 	// short. lastCkp is the time of that checkpoint.
 	sinceCkp int
 	lastCkp  time.Time
+	// ckpTook is the time of the last checkpoint that this instance
+	// made (its encode and its write), ckpEnded its end: the next one
+	// that the count makes due waits checkpointRest times ckpTook.
+	ckpTook  time.Duration
+	ckpEnded time.Time
+	// lastChunkEntries and lastWriteTook are the entries of the last
+	// chunk and the time of its write, for the wait of gather;
+	// gatherAfter is the timer of that wait (nil: time.NewTimer; a test
+	// sets one of its own).
+	lastChunkEntries int
+	lastWriteTook    time.Duration
+	gatherAfter      func(time.Duration) <-chan time.Time
 	// drops counts the warning lines of the records that the state did
 	// not take in this start.
 	drops dropLines

@@ -201,3 +201,21 @@ func (e *Engine) SetBeforeRefreshWait(fn func()) {
 
 // SeenLen gives the number of proofs in the replay cache of the layer.
 func (l *SignedIn) SeenLen() int { return l.seen.Len() }
+
+// SetGatherAfter sets the timer of the wait before a chunk (gather):
+// a test gives a channel that it fires itself.
+func (e *Engine) SetGatherAfter(after func(time.Duration) <-chan time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.gatherAfter = after
+}
+
+// GatherLimit is gatherLimit.
+var GatherLimit = gatherLimit
+
+// CheckpointDue is checkpointDue of since records (of every), now, the
+// last checkpoint at last (interval), and the end and time of the last
+// checkpoint of this instance.
+func CheckpointDue(since, every int, now, last time.Time, interval time.Duration, ended time.Time, took time.Duration) bool {
+	return checkpointDue(checkpointClock{since: since, every: every, now: now, last: last, interval: interval, ended: ended, took: took})
+}

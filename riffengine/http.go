@@ -394,6 +394,10 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 // reads as it is.
 func (s *Handler) writeJSON(w http.ResponseWriter, v any) {
 	w.Header()[headerContentType] = s.jsonType
+	if data, ok := appendReply(nil, v); ok {
+		_, _ = w.Write(data)
+		return
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	// A reply that does not write is a client that went: it loses only

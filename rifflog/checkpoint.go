@@ -51,14 +51,20 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	// The state as json.Marshal writes it in the object (compact, with
-	// <, >, &, U+2028 and U+2029 escaped): its sum is of those bytes.
-	state, err := json.Marshal(c.State)
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
+	// <, >, &, U+2028 and U+2029 escaped): its sum is of those bytes. A
+	// state from json.Marshal is in that form already (one scan tells),
+	// and the object is then its envelope and the state, with no
+	// encode of the state again (docs/performance.md, "The checkpoint
+	// of a large state").
+	if !canonicalJSON(c.State) {
+		state, err := json.Marshal(c.State)
+		if err != nil {
+			return "", fmt.Errorf("write %s: %w", name, err)
+		}
+		c.State = state
 	}
-	c.State = state
 	c.StateSum = sha256.Sum256(c.State)
-	data, err := json.Marshal(c)
+	data, err := encodeCheckpoint(c)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", name, err)
 	}
@@ -102,18 +108,81 @@ func decodeCheckpoint(data []byte) (Checkpoint, error) {
 		return Checkpoint{}, err
 	}
 	// Only the canonical form reads, so that no flipped bit in a key
-	// (matched without case) passes.
-	canon, err := json.Marshal(c)
+	// (matched without case) passes: the bytes of json.Marshal(c) and a
+	// newline. The envelope is encoded again; the state is checked by one
+	// scan (canonicalJSON), which is what json.Marshal would give back
+	// unchanged.
+	head, err := checkpointHead(c)
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	if !bytes.Equal(append(canon, '\n'), data) {
+	rest, ok := bytes.CutPrefix(data, head)
+	n := len(c.State)
+	if !ok || len(rest) != n+2 || !bytes.Equal(rest[:n], c.State) || string(rest[n:]) != "}\n" || !canonicalJSON(c.State) {
 		return Checkpoint{}, errors.New("not in its canonical form")
 	}
 	if sha256.Sum256(c.State) != c.StateSum {
 		return Checkpoint{}, errors.New("the state does not match its checksum")
 	}
 	return c, nil
+}
+
+// checkpointHead gives the bytes of json.Marshal(c) before its state:
+// the envelope up to "state": (State is the last field).
+func checkpointHead(c Checkpoint) ([]byte, error) {
+	c.State = json.RawMessage("0")
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	head, ok := bytes.CutSuffix(data, []byte("0}"))
+	if !ok {
+		return nil, errors.New("the state is not the last field of a checkpoint")
+	}
+	return head, nil
+}
+
+// encodeCheckpoint gives json.Marshal(c), for a state in
+// its canonical form (canonicalJSON): the envelope, the state as it is.
+func encodeCheckpoint(c Checkpoint) ([]byte, error) {
+	head, err := checkpointHead(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(c.State)+2) // and room for the newline of the object
+	out = append(out, head...)
+	out = append(out, c.State...)
+	return append(out, '}'), nil
+}
+
+// canonicalJSON tells whether valid JSON is in the form that
+// json.Marshal of it as a json.RawMessage gives, so that it would come
+// back unchanged: no space, tab, CR or LF outside strings, and no <, >,
+// & nor U+2028 or U+2029 anywhere (json.Marshal escapes them inside
+// strings; outside strings valid JSON has none).
+func canonicalJSON(data []byte) bool {
+	inString, escaped := false, false
+	for i, c := range data {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2]&^1 == 0xA8:
+			return false
+		case inString:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			return false
+		}
+	}
+	return true
 }
 
 // Loaded is the checkpoint that a start uses.

@@ -2,8 +2,10 @@
 // packages that drive or measure riff-server from outside, beside the
 // server as etcd has tools/benchmark. loadtool is the load of the
 // benchmarks of riff-server; riffload runs its parts each in a process
-// of its own; oidcfake is the OpenID Connect provider of the tests of
-// every module (riffengine/idtoken, cmd, riffclient, examples);
+// of its own (and the peers PostgreSQL and etcd, for the side-by-side
+// run); growthplot draws the plot of the fresh-session load of
+// docs/performance.md; oidcfake is the OpenID Connect provider of the
+// tests of every module (riffengine/idtoken, cmd, riffclient, examples);
 // messagesfake is the stand-in Anthropic Messages API that drives a real
 // Claude Code in the tests of docs/agents.md, and fakemodel serves it in
 // a process of its own with the plans of a JSON file, for scripts;

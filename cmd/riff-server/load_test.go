@@ -131,12 +131,18 @@ type process struct {
 // share of the 2 cores that a real log does not take from the clients).
 func begin(b *testing.B, stderrPath, bin string, args ...string) (*process, *bufio.Reader) {
 	b.Helper()
+	return beginEnv(b, stderrPath, cleanEnv(), bin, args...)
+}
+
+// beginEnv is begin with the environment env.
+func beginEnv(b *testing.B, stderrPath string, env []string, bin string, args ...string) (*process, *bufio.Reader) {
+	b.Helper()
 	f, err := os.Create(stderrPath)
 	if err != nil {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = cleanEnv()
+	cmd.Env = env
 	cmd.Stderr = f
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

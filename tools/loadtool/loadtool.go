@@ -74,6 +74,25 @@ type Options struct {
 	Body BodyFunc
 	// Timeout is the limit of one call; 0 gives 30 s.
 	Timeout time.Duration
+	// Window, when above 0, splits the measured time into windows of
+	// this length and gives the rate and the latencies of each
+	// (Result.Windows): how a load that grows the state goes over time.
+	Window time.Duration
+}
+
+// Window is the part of a load whose calls ended in one window of time.
+type Window struct {
+	// EndS is the end of the window, in seconds from the end of the
+	// warm-up.
+	EndS      float64 `json:"end_s"`
+	Calls     int     `json:"calls"`
+	CallsPerS float64 `json:"calls_per_s"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	P999Ms    float64 `json:"p999_ms"`
+	// CallsBefore counts the measured calls that ended before the
+	// window: in a load that makes a session a call, the sessions.
+	CallsBefore int `json:"calls_before"`
 }
 
 // Result is what one load measured. Calls, rate and latencies count the
@@ -85,8 +104,11 @@ type Result struct {
 	CallsPerS   float64 `json:"calls_per_s"`
 	P50Ms       float64 `json:"p50_ms"`
 	P99Ms       float64 `json:"p99_ms"`
+	P999Ms      float64 `json:"p999_ms"`
 	MaxMs       float64 `json:"max_ms"`
 	WarmupCalls int     `json:"warmup_calls"`
+	// Windows are given when Options.Window is.
+	Windows []Window `json:"windows,omitempty"`
 }
 
 // Run runs the load and gives its result. The first call that fails
@@ -114,6 +136,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		next   atomic.Int64
 		warm   atomic.Int64
 		lat    = make([][]time.Duration, o.Clients)
+		endsAt = make([][]time.Duration, o.Clients) // with a Window: the end of each call after from
 		ends   = make([]time.Time, o.Clients)
 		start  = time.Now()
 		from   = start.Add(o.Warmup)
@@ -157,6 +180,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 					now := time.Now()
 					lat[c] = append(lat[c], now.Sub(t0))
 					ends[c] = now
+					if o.Window > 0 {
+						endsAt[c] = append(endsAt[c], now.Sub(from))
+					}
 				} else {
 					warm.Add(1)
 				}
@@ -176,6 +202,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			end = t
 		}
 	}
+	var windows []Window
+	if o.Window > 0 {
+		windows = byWindow(lat, endsAt, o.Window)
+	}
 	all := slices.Concat(lat...)
 	if len(all) == 0 {
 		return Result{}, errors.New("loadtool: no call was measured")
@@ -183,6 +213,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	slices.Sort(all)
 	took := end.Sub(from)
 	return Result{
+		Windows:     windows,
+		P999Ms:      ms(Quantile(all, 0.999)),
 		Clients:     o.Clients,
 		Calls:       len(all),
 		Seconds:     took.Seconds(),
@@ -192,6 +224,31 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		MaxMs:       ms(all[len(all)-1]),
 		WarmupCalls: int(warm.Load()),
 	}, nil
+}
+
+// byWindow puts each measured call into the window of its end and
+// gives the figures of each window.
+func byWindow(lat, endsAt [][]time.Duration, w time.Duration) []Window {
+	var per [][]time.Duration
+	for c := range lat {
+		for k, at := range endsAt[c] {
+			n := int(at / w)
+			for len(per) <= n {
+				per = append(per, nil)
+			}
+			per[n] = append(per[n], lat[c][k])
+		}
+	}
+	windows := make([]Window, 0, len(per))
+	before := 0
+	for n, l := range per {
+		slices.Sort(l)
+		windows = append(windows, Window{EndS: (time.Duration(n+1) * w).Seconds(), Calls: len(l),
+			CallsPerS: float64(len(l)) / w.Seconds(), P50Ms: ms(Quantile(l, 0.5)), P99Ms: ms(Quantile(l, 0.99)),
+			P999Ms: ms(Quantile(l, 0.999)), CallsBefore: before})
+		before += len(l)
+	}
+	return windows
 }
 
 // Quantile gives the q quantile (0 to 1) of sorted latencies, by the

@@ -3,6 +3,7 @@ package loadtool
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,5 +78,30 @@ func TestFsyncRate(t *testing.T) {
 	}
 	if res.Fsyncs != 3 || res.PerS <= 0 {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// Given a load with a Window, when it ends, then each measured call is in
+// exactly one window, and each window counts the calls before it.
+func TestGivenAWindowWhenTheLoadEndsThenEachCallIsInOneWindow(t *testing.T) {
+	srv := httptest.NewServer(Trivial())
+	defer srv.Close()
+	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 3, Count: 600, Window: time.Millisecond,
+		Body: func(c, i int) (string, []byte) { return "/", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Windows) == 0 {
+		t.Fatalf("no window in %+v", res)
+	}
+	sum := 0
+	for n, w := range res.Windows {
+		if w.CallsBefore != sum || math.Abs(w.EndS-float64(n+1)*0.001) > 1e-9 || (w.Calls > 0 && w.P50Ms > w.P99Ms) {
+			t.Errorf("window %d = %+v after %d calls", n, w, sum)
+		}
+		sum += w.Calls
+	}
+	if sum != res.Calls {
+		t.Errorf("the windows hold %d calls; the load measured %d", sum, res.Calls)
 	}
 }

@@ -39,3 +39,28 @@ func TestGivenAnEmptyScriptWhenItsCallsAreTakenThenTheErrorSaysWhatIsMissing(t *
 		t.Errorf("Body of a client with no call = %v", err)
 	}
 }
+
+// Given a script with Expand, when its calls are taken, then each {c}
+// is the number of the client and each {i} the number of its turn
+// through its list, both from 1, and other braces stay as they are.
+func TestGivenAnExpandedScriptWhenItsCallsAreTakenThenEachTurnNamesItsClientAndTurn(t *testing.T) {
+	var s Script
+	if err := json.Unmarshal([]byte(`{"expand":true,"clients":[[{"path":"/a/{c}","body":{"me":"s{c}x{i}","n":"{x}{i"}},{"path":"/b","body":{"me":"s{c}x{i}"}}]]}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	body, err := s.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c, i       int
+		path, body string
+	}{
+		{0, 0, "/a/1", `{"me":"s1x1","n":"{x}{i"}`}, {0, 1, "/b", `{"me":"s1x1"}`},
+		{0, 2, "/a/1", `{"me":"s1x2","n":"{x}{i"}`}, {6, 5, "/b", `{"me":"s7x3"}`},
+	} {
+		if path, b := body(tc.c, tc.i); path != tc.path || string(b) != tc.body {
+			t.Errorf("call %d of client %d = %s %s; want %s %s", tc.i, tc.c, path, b, tc.path, tc.body)
+		}
+	}
+}

@@ -5,6 +5,8 @@
 //	riffload run -url URL -script FILE [-clients 64] [-duration 10s | -count N] [-warmup 1s]
 //	riffload trivial [-listen 127.0.0.1:0] [-dir DIR]
 //	riffload fsync -dir DIR [-count 2000]
+//	riffload postgres -dir DIR [-clients 64] [-duration 10s]
+//	riffload etcd -dir DIR [-clients 64] [-duration 10s] [-warmup 1s]
 //
 // run sends the calls of the script and prints its loadtool.Result as
 // JSON on stdout. The script is a loadtool.Script: a JSON object
@@ -13,7 +15,14 @@
 // lists, in turn, again and again. trivial serves loadtool.Trivial
 // (with -dir, loadtool.Durable on the chunks of DIR) and prints
 // "listening on URL" on stdout once it listens. fsync prints its
-// loadtool.FsyncResult.
+// loadtool.FsyncResult. postgres and etcd start a throwaway server of
+// that peer in DIR on loopback, run the claim and release of the key of
+// each client against it (loadtool.PostgresScript through pgbench;
+// loadtool.EtcdScript through etcd's JSON gateway), stop it, and print
+// the loadtool.Result; when the peer is not installed they print
+// {"missing": "..."} and exit 0, so that a run of the peers skips it and
+// says so. run takes -window D to give the figures of each window of D
+// (loadtool.Window).
 //
 // It is in the tool module of riff (tools/, beside the server, as etcd
 // has tools/benchmark): it imports nothing of the server, so that a
@@ -31,6 +40,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -39,7 +49,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: riffload run|trivial|fsync [flags]")
+		fmt.Fprintln(os.Stderr, "usage: riffload run|trivial|fsync|postgres|etcd [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -50,8 +60,10 @@ func main() {
 		err = trivial(os.Args[2:])
 	case "fsync":
 		err = fsync(os.Args[2:])
+	case "postgres", "etcd":
+		err = peer(os.Args[1], os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: run, trivial or fsync", os.Args[1])
+		err = fmt.Errorf("unknown command %q: run, trivial, fsync, postgres or etcd", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "riffload:", err)
@@ -67,6 +79,7 @@ func run(args []string) error {
 	count := fs.Int("count", 0, "measured calls in all (0: use -duration)")
 	duration := fs.Duration("duration", 10*time.Second, "measured time, when -count is 0")
 	warmup := fs.Duration("warmup", time.Second, "time whose calls are not measured")
+	window := fs.Duration("window", 0, "give the rate and latencies of each window of this length (0: none)")
 	_ = fs.Parse(args)
 	data, err := os.ReadFile(*script)
 	if err != nil {
@@ -83,7 +96,7 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := loadtool.Run(ctx, loadtool.Options{URL: *url, Clients: *clients, Count: *count,
-		Duration: *duration, Warmup: *warmup, Body: body})
+		Duration: *duration, Warmup: *warmup, Body: body, Window: *window})
 	if err != nil {
 		return err
 	}
@@ -132,6 +145,54 @@ func fsync(args []string) error {
 		return errors.New("fsync needs -dir")
 	}
 	res, err := loadtool.FsyncRate(*dir, *count)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// peer runs the load of a peer (postgres or etcd) in a throwaway server.
+func peer(which string, args []string) error {
+	fs := flag.NewFlagSet(which, flag.ExitOnError)
+	dir := fs.String("dir", "", "an empty directory for the server's data")
+	clients := fs.Int("clients", 64, "concurrent clients")
+	duration := fs.Duration("duration", 10*time.Second, "measured time")
+	warmup := fs.Duration("warmup", time.Second, "time whose calls are not measured (etcd)")
+	_ = fs.Parse(args)
+	if *dir == "" {
+		return errors.New(which + " needs -dir")
+	}
+	var res loadtool.Result
+	var err error
+	switch which {
+	case "postgres":
+		var p *loadtool.Postgres
+		p, err = loadtool.StartPostgres(*dir)
+		if err == nil {
+			res, err = p.Load(*clients, *duration)
+			if serr := p.Stop(); err == nil {
+				err = serr
+			}
+		}
+	case "etcd":
+		var e *loadtool.Etcd
+		if err = os.MkdirAll(*dir, 0o700); err != nil {
+			break
+		}
+		e, err = loadtool.StartEtcd(filepath.Join(*dir, "data"), filepath.Join(*dir, "etcd.log"))
+		if err == nil {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			res, err = loadtool.RunScript(ctx, loadtool.EtcdScript(*clients), loadtool.Options{URL: e.URL,
+				Clients: *clients, Duration: *duration, Warmup: *warmup})
+			stop()
+			if serr := e.Stop(); err == nil {
+				err = serr
+			}
+		}
+	}
+	if errors.Is(err, loadtool.ErrPeerMissing) {
+		return json.NewEncoder(os.Stdout).Encode(map[string]string{"missing": err.Error()})
+	}
 	if err != nil {
 		return err
 	}
