@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,6 +133,8 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 	}
 	watch := startWatch(t, bin, dir, server, hookSession, home, "--follow")
 	defer watch.stop()
+	// A step that stops the watch and fails lets it go on before its stop.
+	defer func() { _ = watch.cmd.Process.Signal(syscall.SIGCONT) }()
 	for _, step := range []struct {
 		input string
 		// before runs before the hook: the keep-alive's reply or a long
@@ -167,11 +170,22 @@ func TestGivenTheHooksOfClaudeCodeWhenTheyRunThenWhoShowsTheirFact(t *testing.T)
 		{input: "11-session-start-clear.json", want: `^idle turn ended \d+s ago$`},
 	} {
 		if step.before != nil {
+			// The keep-alive of the watch keeps the server's answer (no
+			// ask) each 100 ms: the watch stands still while the ask of
+			// the step is in the folder and the hook reads it.
+			if err := watch.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
 			step.before()
 		}
 		before, _ := os.ReadFile(filepath.Join(state, "sessions", hookSession, "fact"))
 		path := filepath.Join("testdata", "hooks", step.input)
 		stdout, stderr, code := runHook(t, bin, dir, server, home, path)
+		if step.before != nil {
+			if err := watch.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if code != 0 || stderr != "" {
 			t.Fatalf("riff relay hook < %s: exit %d, stderr %q", step.input, code, stderr)
 		}
