@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -105,7 +108,30 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("the riff daemon gave no answer on %s: %v", e.Socket, e.Err)
+	return fmt.Sprintf("the riff daemon gave no answer on %s: %s", e.Socket, noAnswerWords(e.Err))
+}
+
+// noAnswerWords says why a daemon gave no answer, in words and not as
+// the URL error of Go (the URL of the socket is made up).
+func noAnswerWords(err error) string {
+	var timeout net.Error
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no daemon listens there"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "no daemon listens there (the socket is left from a daemon that ended)"
+	case errors.As(err, &timeout) && timeout.Timeout():
+		return "it gave no answer in time"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		err = op.Err
+	}
+	return err.Error()
 }
 func (e *NoAnswerError) Unwrap() error { return e.Err }
 
