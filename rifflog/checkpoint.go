@@ -140,13 +140,14 @@ func decodeCheckpoint(data []byte) (Checkpoint, error) {
 	}
 	state := data[end : len(data)-2 : len(data)-2]
 	var (
-		sum    Sum
-		summed sync.WaitGroup
+		sum       Sum
+		canonical bool
+		summed    sync.WaitGroup
 	)
-	summed.Go(func() { sum = sha256.Sum256(state) })
-	valid := json.Valid(state) && canonicalJSON(state)
+	summed.Go(func() { sum, canonical = sha256.Sum256(state), canonicalJSON(state) })
+	valid := json.Valid(state)
 	summed.Wait()
-	if !valid {
+	if !valid || !canonical {
 		return Checkpoint{}, errors.New("not in its canonical form")
 	}
 	if sum != c.StateSum {
