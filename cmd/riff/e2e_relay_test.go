@@ -367,11 +367,11 @@ func TestGivenAWatchThatClaudeCodeRunsWhenNoSessionIsSetThenItWatchesTheSessionO
 
 // runPrompt runs riff relay prompt with a hook input, and checks that it
 // prints nothing and exits 0.
-func runPrompt(t *testing.T, bin, dir, server, home, input string) {
+func runPrompt(t *testing.T, bin, dir, server, home, input string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "riff"), "relay", "prompt")
 	cmd.Dir = dir
-	cmd.Env = append(riffEnv(server, ""), "RIFF_HOME="+home)
+	cmd.Env = append(append(riffEnv(server, ""), "RIFF_HOME="+home), env...)
 	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(out) != 0 {
@@ -414,5 +414,32 @@ func TestGivenALeadThatWaitsForItsPersonWhenAPromptComesThenTheWaitEnds(t *testi
 	runPrompt(t, bin, dir, server, home, input)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("riff relay prompt with no server took %s; want it to end at once", took)
+	}
+}
+
+// TestGivenClaudeCodesSessionIDInTheEnvWhenThePromptHookRunsThenItEndsTheWaitOfThatSession:
+// Claude Code gives CLAUDE_CODE_SESSION_ID to each hook; riff relay
+// prompt takes it before the session_id of its input, as the other hooks
+// do, so the prompt ends the wait of the session of the relay.
+func TestGivenClaudeCodesSessionIDInTheEnvWhenThePromptHookRunsThenItEndsTheWaitOfThatSession(t *testing.T) {
+	t.Parallel()
+	bin := buildRelayBinaries(t)
+	srv := startServer(t, bin, freePort(t), t.TempDir())
+	server := srv.url()
+	dir := repoDir(t)
+	home := t.TempDir()
+	const lead = "4e54bbbb-1111"
+	input := `{"session_id":"c1d2e3f4-0000","transcript_path":"/tmp/t.jsonl","cwd":"` + dir + `","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"I took the owner"}`
+	env := door.AgentSessionEnv + "=" + lead
+	cliText(t, bin, dir, server, "", "resume", "--riff")
+	runPrompt(t, bin, dir, server, home, input, env)
+	cliText(t, bin, dir, server, "", "lead", "--session", lead)
+	cliText(t, bin, dir, server, lead, "blocked", "run riff owner --take")
+	if row := whoRow(t, bin, dir, server, lead[:4]); !strings.HasPrefix(row, "waiting") {
+		t.Fatalf("the lead after its block: %q; want waiting", row)
+	}
+	runPrompt(t, bin, dir, server, home, input, env)
+	if row := whoRow(t, bin, dir, server, lead[:4]); strings.HasPrefix(row, "waiting") {
+		t.Errorf("the lead after a prompt with its ID in the env: %q; want the wait ended", row)
 	}
 }
