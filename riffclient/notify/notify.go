@@ -13,6 +13,9 @@
 // machine (riffclient/settings) turns it off, and lead.wake of the same
 // file goes to the server with each keep-alive.
 //
+// The blocks it notified are kept in a file of the local folder
+// (Desk.Marks), so that a new relay of the lead notifies them no more.
+//
 // It reads the env only through the function that its caller gives,
 // and starts no goroutine: notify-send runs, with a time limit, in the
 // call that sends it.
@@ -20,9 +23,13 @@ package notify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,9 +62,15 @@ type Desk struct {
 	// Run runs the program at path with args; nil runs it as a process,
 	// with RunLimit.
 	Run func(ctx context.Context, path string, args []string) error
+	// Marks is the file of the blocks that were notified, so that a new
+	// relay of the lead (a new start of its agent tool) does not notify
+	// them again; "" keeps them in memory only. It holds the blocks of
+	// the last look: no more than the list of the server.
+	Marks string
 
 	mu       sync.Mutex
 	sent     map[string]bool
+	loaded   bool
 	settings settings.Settings
 	looked   bool
 	fault    string
@@ -105,6 +118,9 @@ func (d *Desk) Unanswered(ctx context.Context, blocks []wire.UnansweredBlock) in
 	if !d.looked {
 		d.look()
 	}
+	if !d.loaded {
+		d.sent, d.loaded = d.readMarks(), true
+	}
 	keep := map[string]bool{}
 	var fresh []wire.UnansweredBlock
 	for _, b := range blocks {
@@ -113,6 +129,9 @@ func (d *Desk) Unanswered(ctx context.Context, blocks []wire.UnansweredBlock) in
 		if !d.sent[key] {
 			fresh = append(fresh, b)
 		}
+	}
+	if !maps.Equal(keep, d.sent) {
+		d.writeMarks(keep)
 	}
 	d.sent = keep
 	if len(fresh) == 0 || !d.settings.LeadNotify {
@@ -133,6 +152,65 @@ func (d *Desk) Unanswered(ctx context.Context, blocks []wire.UnansweredBlock) in
 		sent++
 	}
 	return sent
+}
+
+// readMarks reads the marks file: none when it has none or does not
+// read (a block may then be notified once more, never lost).
+func (d *Desk) readMarks() map[string]bool {
+	marks := map[string]bool{}
+	if d.Marks == "" {
+		return marks
+	}
+	b, err := os.ReadFile(d.Marks)
+	if err != nil {
+		return marks
+	}
+	var keys []string
+	if json.Unmarshal(b, &keys) != nil {
+		return marks
+	}
+	for _, k := range keys {
+		marks[k] = true
+	}
+	return marks
+}
+
+// writeMarks keeps the marks in the marks file, whole or not at all: a
+// new file in its place, so that two relays of the lead never leave half
+// a file. A fault is a warning.
+func (d *Desk) writeMarks(marks map[string]bool) {
+	if d.Marks == "" {
+		return
+	}
+	keys := append([]string{}, slices.Sorted(maps.Keys(marks))...)
+	b, err := json.Marshal(keys)
+	if err == nil {
+		err = writeWhole(d.Marks, b)
+	}
+	if err != nil && d.Warn != nil {
+		d.Warn("riff relay mcp cannot keep the marks of the notified blocks", err)
+	}
+}
+
+func writeWhole(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".notified-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // desktop gives the path of notify-send when the machine has a desktop:

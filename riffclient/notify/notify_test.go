@@ -219,3 +219,34 @@ func shellWords(line string) []string {
 	}
 	return out
 }
+
+// A new relay of the lead (a new start of Claude Code) has a new desk:
+// the marks file of the local folder keeps it from notifying a block of
+// the old one's again.
+func TestGivenABlockThatARelayNotifiedWhenANewRelayOfTheLeadLooksThenItIsNotNotifiedAgain(t *testing.T) {
+	bin, out := fakeNotifySend(t, 0)
+	vars := map[string]string{"DISPLAY": ":0", "PATH": bin, "XDG_CONFIG_HOME": t.TempDir()}
+	marks := filepath.Join(t.TempDir(), "state", "notified")
+	first, _ := desk(t, vars)
+	first.Marks = marks
+	if n := first.Unanswered(context.Background(), []wire.UnansweredBlock{block("3a3f8d5d")}); n != 1 {
+		t.Fatalf("the first relay sent %d; want 1", n)
+	}
+	second, warned := desk(t, vars)
+	second.Marks = marks
+	if n := second.Unanswered(context.Background(), []wire.UnansweredBlock{block("3a3f8d5d"), block("4b4f8d5d")}); n != 1 {
+		t.Errorf("the new relay sent %d; want 1, for the block that is new", n)
+	}
+	if got := calls(t, out); len(got) != 2 || !strings.Contains(got[1], "(4b4f)") {
+		t.Errorf("notify-send got %q; want the block of 3a3f once and then the one of 4b4f", got)
+	}
+	// A block that left the list leaves the file too: it holds no more
+	// than the list of the server.
+	second.Unanswered(context.Background(), nil)
+	if b, err := os.ReadFile(marks); err != nil || string(b) != "[]" {
+		t.Errorf("the marks file = %q, %v; want []", b, err)
+	}
+	if len(*warned) != 0 {
+		t.Errorf("warnings: %q", *warned)
+	}
+}
