@@ -3,81 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/como-technologies/riff/riffcore/build"
-	"github.com/como-technologies/riff/riffengine"
-	"github.com/como-technologies/riff/rifflog/mem"
 )
 
 // The unanswered block with the real riff relay mcp of the lead (the
 // guide, "A blocked session"): the engine runs on a clock of the test,
 // the relay reads lead.wake from the settings file of the machine, and a
 // fake notify-send on its PATH stands for the desktop.
-
-// tickServer is an engine in memory on a clock of the test, serving its
-// handler on loopback; the test runs its timers (Tick) itself.
-type tickServer struct {
-	clock  *fakeClock
-	e      *riffengine.Engine
-	url    string
-	alives atomic.Int64
-}
-
-func startTickServer(t *testing.T) *tickServer {
-	t.Helper()
-	ts := &tickServer{clock: &fakeClock{}}
-	ts.clock.ms.Store(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC).UnixMilli())
-	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{StoreName: "memory",
-		Build: build.FromBuildInfo(defaultVersion), NoLease: true, Logger: slog.New(slog.DiscardHandler),
-		Now: ts.clock.now, TimerEvery: 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.e = e
-	h := riffengine.NewHandler(e, riffengine.NoSignIn{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r)
-		if r.URL.Path == "/v1/alive" {
-			ts.alives.Add(1)
-		}
-	})}
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = hs.Serve(ln) })
-	t.Cleanup(func() {
-		_ = hs.Close()
-		wg.Wait()
-		_ = e.Close(context.Background())
-	})
-	ts.url = "http://" + ln.Addr().String()
-	return ts
-}
-
-// waitAlives waits until n more keep-alives than now reached the server.
-func (ts *tickServer) waitAlives(t *testing.T, n int64) {
-	t.Helper()
-	until := ts.alives.Load() + n
-	deadline := time.Now().Add(20 * time.Second)
-	for ts.alives.Load() < until {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d keep-alives in 20 s", n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // waitFile waits until the file at path holds want.
 func waitFile(t *testing.T, path, want string) string {
@@ -100,7 +36,7 @@ func waitFile(t *testing.T, path, want string) string {
 
 func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNotifySendShowsIt(t *testing.T) {
 	bin := buildRiff(t, "riff")
-	ts := startTickServer(t)
+	ts := startClockServerAt(t, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC), 24*time.Hour)
 	repo := repoDir(t)
 	const lead, worker = "c0ffee01-1111", "3a3f8d5d-2222"
 
@@ -122,7 +58,7 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 	}
 	startRelay(t, bin, repo, ts.url, lead, keepAliveEnv+"=20ms", "DISPLAY=:99",
 		"PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CONFIG_HOME="+config)
-	ts.waitAlives(t, 1)
+	ts.waitAlives(t, ts.alives.Load(), 1)
 	cliText(t, bin, repo, ts.url, "", "resume", "--riff")
 	cliText(t, bin, repo, ts.url, "", "lead", "--session", lead[:8])
 	cliText(t, bin, repo, ts.url, worker, "claim", "issue-8")
@@ -138,7 +74,7 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 		for range n {
 			ts.clock.add(30 * time.Second)
 			cliText(t, bin, repo, ts.url, worker, "whoami")
-			ts.waitAlives(t, 2)
+			ts.waitAlives(t, ts.alives.Load(), 2)
 			ts.e.Tick(context.Background())
 		}
 	}

@@ -414,6 +414,7 @@ func (f *fakeClock) add(d time.Duration) { f.ms.Add(d.Milliseconds()) }
 // serving its HTTP handler on loopback. It counts the keep-alives.
 type clockServer struct {
 	clock  *fakeClock
+	e      *riffengine.Engine
 	url    string
 	alives atomic.Int64
 }
@@ -422,17 +423,24 @@ type clockServer struct {
 // riff-server takes no clock, so the time rules of the server (3 minutes
 // to gone) run here with no wait of minutes.
 func startClockServer(t *testing.T) *clockServer {
+	return startClockServerAt(t, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), 0)
+}
+
+// startClockServerAt starts an engine in memory on a clock of the test
+// that starts at start. timerEvery is how often its timers look (0: the
+// engine's own); a test that runs them itself (Engine.Tick) gives a long
+// one.
+func startClockServerAt(t *testing.T, start time.Time, timerEvery time.Duration) *clockServer {
 	t.Helper()
-	ctx := context.Background()
-	st := mem.New()
-	me := build.FromBuildInfo(defaultVersion)
 	cs := &clockServer{clock: &fakeClock{}}
-	cs.clock.ms.Store(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).UnixMilli())
-	e, err := riffengine.Open(ctx, st, riffengine.Options{StoreName: "memory", Build: me, NoLease: true,
-		Logger: slog.New(slog.DiscardHandler), Now: cs.clock.now})
+	cs.clock.ms.Store(start.UnixMilli())
+	e, err := riffengine.Open(context.Background(), mem.New(), riffengine.Options{StoreName: "memory",
+		Build: build.FromBuildInfo(defaultVersion), NoLease: true, Logger: slog.New(slog.DiscardHandler),
+		Now: cs.clock.now, TimerEvery: timerEvery})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cs.e = e
 	h := riffengine.NewHandler(e, riffengine.NoSignIn{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
