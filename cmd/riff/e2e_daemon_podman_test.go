@@ -155,32 +155,13 @@ func TestDaemonEndToEndWithPodmanAndClaudeCode(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(short) })
 	w.state = short
 	home := filepath.Join(root, "home")
-	gitEnv := []string{"GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com"}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), gitEnv...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git(root, "init", "--quiet", "--bare", "--initial-branch=main", w.origin)
-	git(root, "clone", "--quiet", w.origin, w.main)
-	git(w.main, "config", "user.name", "mike")
-	git(w.main, "config", "user.email", "mike@example.com")
-	if err := os.WriteFile(filepath.Join(w.main, "riff.toml"), []byte("[session]\nimage = \""+image+"\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(w.main, "checkout", "--quiet", "-b", "main")
-	git(w.main, "add", "riff.toml")
-	git(w.main, "commit", "--quiet", "-m", "riff.toml")
-	git(w.main, "push", "--quiet", "origin", "main")
+	w.makeOrigin(root, "[session]\nimage = \""+image+"\"\n")
 	w.env = append([]string{
 		"HOME=" + home, "RIFF_HOME=" + w.state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"RIFF_DAEMON_RIFF=" + static, "RIFF_CLAUDE_ARGS=--allowedTools Bash",
 		"ANTHROPIC_BASE_URL=" + fake.URL(), "ANTHROPIC_API_KEY=sk-ant-test-not-a-key",
 		"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-	}, gitEnv...)
+	}, mikeGitEnv...)
 	// The options of podman as docs/daemon.md gives them.
 	w.env = append(w.env, pageExports(t)...)
 	w.riff("resume", "--riff")

@@ -75,26 +75,7 @@ func newDaemonWorldAt(t *testing.T, script string, start func(bin string) *riffS
 	}
 	t.Cleanup(func() { os.RemoveAll(short) })
 	w.state = short
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git(root, "init", "--quiet", "--bare", "--initial-branch=main", w.origin)
-	git(root, "clone", "--quiet", w.origin, w.main)
-	git(w.main, "config", "user.name", "mike")
-	git(w.main, "config", "user.email", "mike@example.com")
-	if err := os.WriteFile(filepath.Join(w.main, "riff.toml"), []byte("[session]\nimage = \""+testImage+"\"\nsources = [\"pypi.org\"]\n\n[session.env]\nCARGO_HOME = \"/cache/cargo\"\n\n[session.volumes]\ncargo = \"/cache/cargo\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(w.main, "checkout", "--quiet", "-b", "main")
-	git(w.main, "add", "riff.toml")
-	git(w.main, "commit", "--quiet", "-m", "riff.toml")
-	git(w.main, "push", "--quiet", "origin", "main")
+	git := w.makeOrigin(root, "[session]\nimage = \""+testImage+"\"\nsources = [\"pypi.org\"]\n\n[session.env]\nCARGO_HOME = \"/cache/cargo\"\n\n[session.volumes]\ncargo = \"/cache/cargo\"\n")
 	// The origin of this test names no GitHub repository: riff names it
 	// local/NAME. A url.insteadOf gives it the name acme/app.
 	git(w.main, "remote", "set-url", "origin", w.origin)
@@ -580,4 +561,35 @@ func TestGivenALiveContainerWhenRiffServerStartsAgainThenTheWakeComesOnceAndTheS
 	if out, err := exec.Command("git", "--git-dir", w.origin, "branch", "--list", "worktree-issue-8").Output(); err != nil || !strings.Contains(string(out), "worktree-issue-8") {
 		t.Errorf("origin has no branch worktree-issue-8: %q %v", out, err)
 	}
+}
+
+// mikeGitEnv makes each commit of a test mike's.
+var mikeGitEnv = []string{"GIT_AUTHOR_NAME=mike", "GIT_AUTHOR_EMAIL=mike@example.com", "GIT_COMMITTER_NAME=mike", "GIT_COMMITTER_EMAIL=mike@example.com"}
+
+// makeOrigin makes the bare origin of the world with one commit of
+// riff.toml (the text toml) on main, pushed from its main clone, and
+// gives the git of the test, as mike.
+func (w *daemonWorld) makeOrigin(root, toml string) func(dir string, args ...string) {
+	t := w.t
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), mikeGitEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(root, "init", "--quiet", "--bare", "--initial-branch=main", w.origin)
+	git(root, "clone", "--quiet", w.origin, w.main)
+	git(w.main, "config", "user.name", "mike")
+	git(w.main, "config", "user.email", "mike@example.com")
+	if err := os.WriteFile(filepath.Join(w.main, "riff.toml"), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(w.main, "checkout", "--quiet", "-b", "main")
+	git(w.main, "add", "riff.toml")
+	git(w.main, "commit", "--quiet", "-m", "riff.toml")
+	git(w.main, "push", "--quiet", "origin", "main")
+	return git
 }
