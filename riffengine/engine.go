@@ -194,9 +194,10 @@ type Engine struct {
 // records, or none) or refused.
 type entry struct {
 	made []record.Record
-	// sent is who sent the command, for its log line; nil for an entry
-	// with no caller of its own (the arrival that the engine runs first).
-	sent *sent
+	// sent is who sent the command, for its log line; the zero sent (no
+	// command) for an entry with no caller of its own (the arrival that
+	// the engine runs first).
+	sent sent
 	// done closes when the writer finished the entry.
 	done    chan struct{}
 	failed  bool
@@ -245,6 +246,10 @@ type sent struct {
 	caller  riffstate.Caller
 	command record.Command
 }
+
+// hasSender says whether the entry is a command of a caller (sent), not
+// an arrival that the engine runs first.
+func (en *entry) hasSender() bool { return en.sent.command != "" }
 
 // View runs fn with the written view of the state, under the lock. A
 // query reads the written copy and does not wait for the writer.

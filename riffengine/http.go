@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
@@ -80,6 +81,9 @@ type Handler struct {
 	// streamAfter is the timer of the end of a stream at the expiry of
 	// its token (afterTimer; a test gives its own, on its clock).
 	streamAfter func(time.Duration) (<-chan time.Time, func() bool)
+	// bodies and replies are the buffers of the bodies of the calls and
+	// of their replies (buffers).
+	bodies, replies buffers
 }
 
 // NewHandler makes the HTTP side of e.
@@ -340,7 +344,13 @@ func (s *Handler) fail(w http.ResponseWriter, err error) {
 
 // readBody reads a body of at most 64 KiB.
 func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wire.MaxBody))
+	return s.readBodyInto(w, r, nil)
+}
+
+// readBodyInto reads a body of at most 64 KiB into buf (from its
+// length), as readBody does.
+func (s *Handler) readBodyInto(w http.ResponseWriter, r *http.Request, buf []byte) ([]byte, bool) {
+	body, err := readAll(http.MaxBytesReader(w, r.Body, wire.MaxBody), buf)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -351,6 +361,57 @@ func (s *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		return nil, false
 	}
 	return body, true
+}
+
+// readAll is io.ReadAll into buf: it reads r to its end and gives what
+// it read, after the bytes of buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	if buf == nil {
+		buf = make([]byte, 0, 512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return buf, err
+		}
+	}
+}
+
+// buffers are the byte buffers of the bodies of the calls or of the
+// replies of a handler, for reuse: most calls then read their body and
+// write their reply with no allocation of a buffer. A buffer is back in
+// the pool only once nothing reads it: decode copies what it keeps of a
+// body, and a reply is copied into the connection's buffer.
+type buffers struct{ pool sync.Pool }
+
+// keptBuffer is the largest buffer that goes back to a pool: a large
+// body or reply does not stay in memory for the next calls.
+const keptBuffer = 16 << 10
+
+// get gives a buffer of the pool (or a new one), empty.
+func (b *buffers) get() *[]byte {
+	if p, ok := b.pool.Get().(*[]byte); ok {
+		return p
+	}
+	buf := make([]byte, 0, 1024)
+	return &buf
+}
+
+// put gives p back to the pool with the bytes of used, the last use of
+// the buffer.
+func (b *buffers) put(p *[]byte, used []byte) {
+	if cap(used) > keptBuffer {
+		return
+	}
+	*p = used[:0]
+	b.pool.Put(p)
 }
 
 // decode reads the body of a call into v, and proves its caller. In a
@@ -366,11 +427,15 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 		s.deniedUnread(w, r, refused, token.Key())
 		return v, Proof{}, false
 	}
-	body, ok := s.readBody(w, r)
+	buf := s.bodies.get()
+	body, ok := s.readBodyInto(w, r, *buf)
+	// Nothing reads the body after decode: what the call keeps of it is
+	// copied.
+	defer s.bodies.put(buf, body)
 	if !ok {
 		return v, Proof{}, false
 	}
-	if err := json.Unmarshal(body, &v); err != nil {
+	if err := decodeBody(body, &v); err != nil {
 		s.refuse(w, wire.Refuse(wire.BadRequest, "the body of %s does not read: %v", r.URL.Path, err), 0)
 		return v, Proof{}, false
 	}
@@ -390,14 +455,47 @@ func decode[T interface{ Caller() name.SessionURI }](s *Handler, w http.Response
 	return v, Proof{}, false
 }
 
+// decodeBody reads the body of a call into the zero value v: on the fast
+// path of its wire type when it has one that reads the body
+// (wire.Claim.DecodeFast), else with json.Unmarshal, the reference,
+// which gives the errors (FuzzDecodeBodyIsJSONUnmarshal). The slow path
+// decodes into a value of its own, so that v stays off the heap.
+func decodeBody[T any](body []byte, v *T) error {
+	if decodeFast(body, v) {
+		return nil
+	}
+	p := new(T)
+	err := json.Unmarshal(body, p)
+	*v = *p
+	return err
+}
+
+// decodeFast reads body into the zero value v on the fast path of the
+// steady calls, claim and release; false for any other call, or a body
+// that the fast path does not read.
+func decodeFast[T any](body []byte, v *T) bool {
+	switch p := any(v).(type) {
+	case *riffstate.Claim:
+		return p.DecodeFast(body)
+	case *riffstate.Release:
+		return p.DecodeFast(body)
+	}
+	return false
+}
+
 // writeJSON writes a reply. It does not escape & < >: a URI with claims
-// reads as it is.
-func (s *Handler) writeJSON(w http.ResponseWriter, v any) {
+// reads as it is. It is generic so that the reply is no value on the
+// heap when it has a form by hand.
+func writeJSON[R any](s *Handler, w http.ResponseWriter, v R) {
 	w.Header()[headerContentType] = s.jsonType
-	if data, ok := appendReply(nil, v); ok {
+	buf := s.replies.get()
+	if data, ok := appendReply(*buf, v); ok {
 		_, _ = w.Write(data)
+		// w.Write copied the bytes.
+		s.replies.put(buf, data)
 		return
 	}
+	s.replies.put(buf, *buf)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	// A reply that does not write is a client that went: it loses only
@@ -422,7 +520,7 @@ func route[C routed[R], R any](s *Handler) {
 		if replied.Repeat {
 			w.Header().Set(wire.HeaderRepeat, "1")
 		}
-		s.writeJSON(w, replied.Reply)
+		writeJSON(s, w, replied.Reply)
 	})
 }
 
@@ -451,7 +549,7 @@ func query[Q queried[R], R any](s *Handler, fn func(v riffstate.View, c riffstat
 			s.fail(w, err)
 			return
 		}
-		s.writeJSON(w, reply)
+		writeJSON(s, w, reply)
 	})
 }
 
@@ -469,7 +567,7 @@ func signal[S signaled[R], R any](s *Handler) {
 			s.fail(w, err)
 			return
 		}
-		s.writeJSON(w, reply)
+		writeJSON(s, w, reply)
 	})
 }
 
@@ -485,7 +583,7 @@ func (s *Handler) server(w http.ResponseWriter, r *http.Request) {
 		s.deniedKey(w, r, refused, key)
 		return
 	}
-	s.writeJSON(w, s.e.Facts())
+	writeJSON(s, w, s.e.Facts())
 }
 
 // afterTimer is a real timer, for the end of a stream at the expiry of

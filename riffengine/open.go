@@ -292,7 +292,7 @@ func (e *Engine) halt(why error) {
 	}
 	e.closed = true
 	for _, en := range e.queue {
-		if en.sent != nil {
+		if en.hasSender() {
 			traceFailed(e.log, en, why, slog.LevelWarn)
 		}
 		en.failed = true

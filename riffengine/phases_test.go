@@ -135,13 +135,14 @@ func benchPhases(b *testing.B, clients int) {
 func timed[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) ([4]time.Time, error) {
 	var t [4]time.Time
 	t[0] = time.Now()
-	checked, _, _, err := check[C, R](e, call, riffstate.Asked{})
+	cmd := riffstate.Command[R](call.cmd)
+	checked, _, _, err := check(e, cmd, call.caller, call.call, riffstate.Asked{})
 	if err != nil {
 		return t, err
 	}
 	checked.queue()
 	t[1] = time.Now()
-	q := Queued[R]{e: e, en: checked.en, cmd: call.cmd, caller: call.caller}
+	q := Queued[R]{e: e, en: checked.en, cmd: cmd, caller: call.caller}
 	applied, err := q.applied(ctx)
 	if err != nil {
 		return t, err

@@ -44,7 +44,7 @@ func (s *Handler) riffID() string {
 func (s *Handler) provider(w http.ResponseWriter, r *http.Request) {
 	reply := s.tokens.Provider()
 	reply.Riff = s.riffID()
-	s.writeJSON(w, reply)
+	writeJSON(s, w, reply)
 }
 
 // tokenBody reads the body of a call of the token path into v. In a
@@ -80,7 +80,7 @@ func tokenRoute[T any](s *Handler, path string, call func(r *http.Request, v T) 
 			s.tokenFail(w, r, err, key)
 			return
 		}
-		s.writeJSON(w, s.tokenReply(pair))
+		writeJSON(s, w, s.tokenReply(pair))
 	})
 }
 

@@ -120,12 +120,15 @@ func (a Applied[R]) reply() (R, error) {
 func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) (Replied[R], error) {
 	// What the call asks is known before the lock: a call with a call ID
 	// is compared with the answered call of its ID.
+	// The command as the interface of riffstate, made once: each
+	// conversion of the value would be one more copy of it on the heap.
+	cmd := riffstate.Command[R](call.cmd)
 	var asked riffstate.Asked
 	if call.call != "" {
-		asked = riffstate.AskedOf[R](call.cmd)
+		asked = riffstate.AskedOf(cmd)
 	}
 	for {
-		checked, answered, wait, err := check[C, R](e, call, asked)
+		checked, answered, wait, err := check(e, cmd, call.caller, call.call, asked)
 		switch {
 		case err != nil:
 			return Replied[R]{}, err
@@ -138,7 +141,7 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 			continue
 		}
 		checked.queue()
-		q := Queued[R]{e: e, en: checked.en, cmd: call.cmd, caller: call.caller}
+		q := Queued[R]{e: e, en: checked.en, cmd: cmd, caller: call.caller}
 		applied, err := q.applied(ctx)
 		if err != nil {
 			return Replied[R]{}, err
@@ -153,21 +156,21 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 // ID, permits, handle, the signal, the positions and the apply to the
 // pending copy. On success it returns with the lock held in Checked;
 // each other way out releases it.
-func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], asked riffstate.Asked) (Checked[R], *R, *entry, error) {
+func check[R any](e *Engine, cmd riffstate.Command[R], c riffstate.Caller, call string, asked riffstate.Asked) (Checked[R], *R, *entry, error) {
 	e.mu.Lock()
 	if e.stopErr != nil || e.closed {
 		e.mu.Unlock()
 		return Checked[R]{}, nil, nil, ErrStopped
 	}
 	now := e.now()
-	c := call.caller
-	if call.cmd.Kind() != record.CommandEnd {
+	kind := cmd.Kind()
+	if kind != record.CommandEnd {
 		e.arrivalLocked(c)
 	}
-	en := &entry{done: make(chan struct{}), sent: &sent{caller: e.state.Caller(c), command: call.cmd.Kind()}}
+	en := &entry{done: make(chan struct{}), sent: sent{caller: e.state.Caller(c), command: kind}}
 	var key riffstate.Key
-	if call.call != "" {
-		key = riffstate.KeyOf(c, call.call)
+	if call != "" {
+		key = riffstate.KeyOf(c, call)
 		done, ok, refused := e.state.AnsweredCall(key, asked)
 		if refused != nil {
 			// A reuse of the call ID for another command: refused, with
@@ -178,7 +181,7 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 			return Checked[R]{e: e, en: en}, nil, nil, nil
 		}
 		if ok {
-			reply := riffstate.Reply(e.state, riffstate.Command[R](call.cmd), c, done, now)
+			reply := riffstate.Reply(e.state, cmd, c, done, now)
 			e.mu.Unlock()
 			return Checked[R]{}, &reply, nil, nil
 		}
@@ -188,13 +191,13 @@ func check[C riffstate.Command[R], R any](e *Engine, call Authenticated[C], aske
 		}
 	}
 	en.at = e.state.Position()
-	h, refused := riffstate.Check(e.state, riffstate.Command[R](call.cmd), c, now)
+	h, refused := riffstate.Check(e.state, cmd, c, now)
 	if refused != nil {
 		en.refused = refused
 	} else {
-		en.made = e.state.Queue(c, call.cmd.Kind(), call.call, h.Changes, now)
+		en.made = e.state.Queue(c, kind, call, h.Changes, now)
 	}
-	if call.call != "" {
+	if call != "" {
 		en.key, en.hasKey, en.asked = key, true, asked
 		e.waits[key] = en
 	}

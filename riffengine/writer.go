@@ -284,7 +284,7 @@ func (e *Engine) finish(entries []*entry, records []record.Record, written riffl
 	e.endSignIns(entries, effects.Ends)
 	e.streams.send(effects)
 	for _, en := range entries {
-		if len(en.made) == 0 && en.sent != nil {
+		if len(en.made) == 0 && en.hasSender() {
 			traceNoRecord(e.log, en)
 		}
 		close(en.done)
@@ -331,7 +331,7 @@ func (e *Engine) fail(entries []*entry, err error) {
 	}
 	e.log.Log(context.Background(), level, "the chunk failed for good; the instance stops", "result", "failed", "error", err.Error())
 	for _, en := range entries {
-		if en.sent != nil {
+		if en.hasSender() {
 			traceFailed(e.log, en, err, level)
 		}
 		en.failed = true

@@ -2,7 +2,6 @@ package riffstate
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
@@ -32,57 +31,105 @@ func Table() map[record.Command]Row {
 	return rows
 }
 
-// rowOf gives the row of one kind of the permits table. Permits reads it
-// with no map, so that a check costs no allocation of the table.
+// rowOf gives the row of one kind of the permits table.
 func rowOf(kind record.Command) (Row, bool) {
-	var (
-		person  = record.ClassPerson
-		session = record.ClassSession
-		both    = []record.Class{person, session}
-	)
+	classes, worker, ok := permitOf(kind)
+	if !ok {
+		return Row{}, false
+	}
+	return Row{Classes: classes.list(), Worker: worker}, true
+}
+
+// classSet is a set of the classes of callers: a row of the permits
+// table with no slice, so that the check of a call allocates nothing.
+type classSet uint8
+
+// The sets of the rows.
+const (
+	setPerson classSet = 1 << iota
+	setSession
+	setSignIn
+	setServer
+	setBoth = setPerson | setSession
+)
+
+// classBit gives the set of the one class c (0 for a class of another
+// build).
+func classBit(c record.Class) classSet {
+	switch c {
+	case record.ClassPerson:
+		return setPerson
+	case record.ClassSession:
+		return setSession
+	case record.ClassSignIn:
+		return setSignIn
+	case record.ClassServer:
+		return setServer
+	}
+	return 0
+}
+
+// has says whether c is in the set.
+func (cs classSet) has(c record.Class) bool { return cs&classBit(c) != 0 }
+
+// list gives the classes of the set: person, session, sign-in, server.
+func (cs classSet) list() []record.Class {
+	var out []record.Class
+	for _, c := range []record.Class{record.ClassPerson, record.ClassSession, record.ClassSignIn, record.ClassServer} {
+		if cs.has(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// permitOf gives the row of one kind of the permits table: the classes
+// that can send it and what a worker cannot do. Permits reads it with no
+// map and no slice, so that a check costs no allocation of the table.
+func permitOf(kind record.Command) (classes classSet, worker string, ok bool) {
 	switch kind {
 	// The engine registers the first call of a person too. A person has
 	// no life cycle.
 	case record.CommandRegister, record.CommandJoin, record.CommandLeave, record.CommandPost, record.CommandClaim, record.CommandRelease:
-		return Row{Classes: both}, true
+		return setBoth, "", true
 	case record.CommandStart, record.CommandEnd:
-		return Row{Classes: []record.Class{session}}, true
+		return setSession, "", true
 	// handle checks that the caller is the lead of the user of the
 	// holder.
 	case record.CommandReleaseFor:
-		return Row{Classes: []record.Class{session}}, true
+		return setSession, "", true
 	// Only a person names the lead; handle refuses a worker as the new
 	// lead.
 	case record.CommandLead:
-		return Row{Classes: []record.Class{person}}, true
+		return setPerson, "", true
 	// The command gives the role: an admin for the whole riff. handle
 	// checks that a session is a lead.
 	case record.CommandPause, record.CommandResume:
-		return Row{Classes: both}, true
+		return setBoth, "", true
 	// handle checks that the caller is a lead of the thread, the owner or
 	// an admin.
 	case record.CommandHold:
-		return Row{Classes: both, Worker: "hold an item. Tell the lead."}, true
+		return setBoth, "hold an item. Tell the lead.", true
 	case record.CommandFree:
-		return Row{Classes: both, Worker: "free an item. Tell the lead."}, true
+		return setBoth, "free an item. Tell the lead.", true
 	// handle checks that the caller is a session in the thread, the owner
 	// or an admin.
 	case record.CommandPlan:
-		return Row{Classes: both, Worker: "send plan. Tell the lead."}, true
+		return setBoth, "send plan. Tell the lead.", true
 	case record.CommandPlanOff:
-		return Row{Classes: both, Worker: "send plan_off. Tell the lead."}, true
+		return setBoth, "send plan_off. Tell the lead.", true
 	// The notes of the user of the caller.
 	case record.CommandNotes:
-		return Row{Classes: both, Worker: "write the notes of the lead. Tell the lead."}, true
+		return setBoth, "write the notes of the lead. Tell the lead.", true
 	// Only a person changes the settings and the people.
 	case record.CommandSetIdle, record.CommandInvite, record.CommandRemove, record.CommandSetAdmin, record.CommandPassOwner, record.CommandTakeOwner, record.CommandDenyOwner, record.CommandRevoke:
-		return Row{Classes: []record.Class{person}}, true
+		return setPerson, "", true
 	case record.CommandAdmit:
-		return Row{Classes: []record.Class{record.ClassSignIn}}, true
+		return setSignIn, "", true
 	case record.CommandMakeRiff, record.CommandAnnounce, record.CommandForget, record.CommandImport, record.CommandGrantOwner, record.CommandEndOwner, record.CommandNameOwner, record.CommandRemindLead:
-		return Row{Classes: []record.Class{record.ClassServer}}, true
+		return setServer, "", true
 	}
-	return Row{}, false
+	return 0, "", false
 }
 
 // PeopleCommands lists the commands of the group people: a riff with no sign-in
@@ -110,18 +157,18 @@ func classText(c record.Class) string {
 // its role. It does not read the state. The life cycle of a session is a
 // check of handle, not of this table.
 func Permits(kind record.Command, c Caller, needs Role) *wire.Refused {
-	row, ok := rowOf(kind)
+	classes, worker, ok := permitOf(kind)
 	if !ok {
 		return wire.Refuse(wire.NotAllowed, "riff knows no command %s", kind)
 	}
-	if !slices.Contains(row.Classes, c.Class) {
+	if !classes.has(c.Class) {
 		if kind == record.CommandLead && c.Class == record.ClassSession {
 			return wire.Refuse(wire.NotAllowed, "%s", LeadByPerson)
 		}
 		return wire.Refuse(wire.NotAllowed, "%s cannot send the command %s", classText(c.Class), kind)
 	}
-	if row.Worker != "" && c.Worker {
-		return wire.Refuse(wire.NotAllowed, "a worker cannot %s", row.Worker)
+	if worker != "" && c.Worker {
+		return wire.Refuse(wire.NotAllowed, "a worker cannot %s", worker)
 	}
 	hasRole := c.Class == record.ClassPerson || c.Class == record.ClassSession || c.Class == record.ClassSignIn
 	if hasRole && c.Role < needs {

@@ -47,6 +47,19 @@ func (p *Presence) touched(key string, parts uint8) {
 	}
 }
 
+// touchedKey is touched for the bytes of a key (whoKey): a key noted
+// already with its parts makes no string, as each call of a caller
+// after its first since the last checkpoint.
+func (p *Presence) touchedKey(key []byte, parts uint8) {
+	if p.dirty == nil {
+		return
+	}
+	if had, ok := p.dirty[string(key)]; ok && had|parts == had {
+		return
+	}
+	p.touched(string(key), parts)
+}
+
 // Live is the presence of one caller.
 type Live struct {
 	Place name.Place `json:"place"`
@@ -138,18 +151,22 @@ func NewPresence() *Presence {
 }
 
 func (p *Presence) live(w name.Who) *Live {
-	key := w.String()
-	l := p.Lives[key]
+	var buf [keyRoom]byte
+	key := whoKey(buf[:0], w)
+	l := p.Lives[string(key)]
 	if l == nil {
 		l = &Live{}
-		p.Lives[key] = l
+		p.Lives[string(key)] = l
 	}
-	p.touched(key, dirtyLive)
+	p.touchedKey(key, dirtyLive)
 	return l
 }
 
 // Live gives the presence of who, or nil.
-func (p *Presence) Live(w name.Who) *Live { return p.Lives[w.String()] }
+func (p *Presence) Live(w name.Who) *Live {
+	var buf [keyRoom]byte
+	return p.Lives[string(whoKey(buf[:0], w))]
+}
 
 // Cursor gives the read cursor of who in thread, and whether it has one.
 func (p *Presence) Cursor(w name.Who, thread name.Thread) (uint64, bool) {

@@ -207,12 +207,40 @@ func notesKey(user string, thread name.Thread) string { return user + " " + stri
 
 func idleKey(i record.IdleWorkers) string { return i.User + " " + i.Host + " " + string(i.Repo) }
 
+// keyRoom is the room on the stack for the key of a look-up (whoKey,
+// claimKeyOf): a longer key takes the heap.
+const keyRoom = 96
+
+// whoKey appends the key of who in the maps that hold a caller by
+// Who.String() (mike/a6cf, or mike for a person). A look-up
+// m[string(whoKey(buf[:0], w))] makes no string: the compiler reads the
+// bytes in place (TestGivenAWhoWhenItsKeyIsMadeThenItIsItsString).
+func whoKey(buf []byte, w name.Who) []byte {
+	buf = append(buf, w.User...)
+	if w.Session != "" {
+		buf = append(buf, '/')
+		buf = append(buf, w.Session...)
+	}
+	return buf
+}
+
+// claimKeyOf appends claimKey(thread, item) to buf, for a look-up.
+func claimKeyOf(buf []byte, thread name.Thread, item name.Item) []byte {
+	buf = append(buf, thread...)
+	buf = append(buf, ' ')
+	return append(buf, item...)
+}
+
 // Session gives the session of who.
-func (r *Riff) Session(w name.Who) *Session { return r.Sessions[w.String()] }
+func (r *Riff) Session(w name.Who) *Session {
+	var buf [keyRoom]byte
+	return r.Sessions[string(whoKey(buf[:0], w))]
+}
 
 // Holder gives the claim of an item in a thread.
 func (r *Riff) Holder(thread name.Thread, item name.Item) *Holding {
-	return r.Claims[claimKey(thread, item)]
+	var buf [keyRoom]byte
+	return r.Claims[string(claimKeyOf(buf[:0], thread, item))]
 }
 
 // LeadOf gives the lead session of user in repo, as the log names it.
@@ -234,7 +262,8 @@ func (r *Riff) Member(thread name.Thread, w name.Who) bool {
 	if t == nil {
 		return false
 	}
-	_, ok := t.Members[w.String()]
+	var buf [keyRoom]byte
+	_, ok := t.Members[string(whoKey(buf[:0], w))]
 	return ok
 }
 

@@ -105,11 +105,11 @@ func New(opts Options) *State {
 }
 
 // Pending is the view of the pending copy, for handle.
-func (s *State) Pending() View { return View{riff: s.pending, presence: s.presence, opts: s.opts} }
+func (s *State) Pending() View { return View{riff: s.pending, presence: s.presence, opts: &s.opts} }
 
 // Written is the view of the written copy, for replies, queries and
 // views.
-func (s *State) Written() View { return View{riff: s.written, presence: s.presence, opts: s.opts} }
+func (s *State) Written() View { return View{riff: s.written, presence: s.presence, opts: &s.opts} }
 
 // Presence gives the presence, for signals.
 func (s *State) Presence() *Presence { return s.presence }
@@ -302,7 +302,9 @@ func (s *State) AnsweredCall(key Key, asked Asked) (Done, bool, *wire.Refused) {
 type View struct {
 	riff     *Riff
 	presence *Presence
-	opts     Options
+	// opts are the options of the state, which nothing changes after
+	// New: a view, made for each step of each call, does not copy them.
+	opts *Options
 	// wasLive says, in handle, whether the caller gave a sign of life
 	// in the last 5 minutes before this call.
 	wasLive bool

@@ -16,7 +16,7 @@ func (v View) Title(w name.Who, t name.Thread) string { return v.title(w, t) }
 // MissedWake gives the wake of the newest unread message that woke who,
 // from the written copy, for a watch that opens.
 func (v View) MissedWake(w name.Who) (wire.Wake, bool) {
-	s := &State{written: v.riff, presence: v.presence, opts: v.opts}
+	s := &State{written: v.riff, presence: v.presence, opts: *v.opts}
 	return s.MissedWake(w)
 }
 
@@ -45,7 +45,7 @@ func (v View) MessagesAfter(w name.Who, t name.Thread, after uint64) []wire.Mess
 	if th := v.riff.Threads[t]; th != nil {
 		for _, m := range th.Messages {
 			if m.Seq > after {
-				kept = append(kept, MessageFor(w, t, MessageOf(m, v.opts)))
+				kept = append(kept, MessageFor(w, t, MessageOf(m, *v.opts)))
 			}
 		}
 	}

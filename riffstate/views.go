@@ -478,7 +478,7 @@ func (v View) Read(c Caller, q wire.Read, now Now) (wire.ReadReply, []Signal, er
 			if !q.All && own {
 				continue
 			}
-			page.Messages = append(page.Messages, MessageOf(m, v.opts))
+			page.Messages = append(page.Messages, MessageOf(m, *v.opts))
 			shown = m.Seq
 		}
 		if shown > 0 {
@@ -491,7 +491,7 @@ func (v View) Read(c Caller, q wire.Read, now Now) (wire.ReadReply, []Signal, er
 			var mine []wire.Message
 			for _, m := range rest {
 				if wokeOf(&m, w) && m.Seq > cursor {
-					mine = append(mine, MessageOf(m, v.opts))
+					mine = append(mine, MessageOf(m, *v.opts))
 					woken = max(woken, m.Position)
 				}
 			}

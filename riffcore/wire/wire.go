@@ -3,8 +3,9 @@
 // statuses, and the headers. The server and the client use the same
 // types, so they cannot disagree on a path or a field.
 //
-// It holds only types, codes and texts. It never sends a call and never
-// serves one.
+// It holds only types, codes and texts, and the fast path of the decode
+// of the bodies of the steady calls (fast.go). It never sends a call and
+// never serves one.
 //
 // # Basics
 //
