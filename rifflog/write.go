@@ -3,7 +3,6 @@ package rifflog
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 )
 
@@ -82,7 +81,7 @@ func checkRecords(first uint64, records [][]byte) error {
 		if bytes.IndexByte(r, '\n') >= 0 {
 			return fmt.Errorf("record %d has a newline: %w", want, ErrInvalid)
 		}
-		if !json.Valid(r) {
+		if !validJSON(r) {
 			return fmt.Errorf("record %d is not JSON: %w", want, ErrInvalid)
 		}
 		got, err := peekPosition(r)

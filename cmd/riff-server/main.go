@@ -209,7 +209,7 @@ func openStore(ctx context.Context, s settings) (rifflog.Store, string, func(), 
 		if err != nil {
 			return nil, "", nil, err
 		}
-		return st, "directory " + s.dir, func() {}, nil
+		return st, "directory " + s.dir, func() { _ = st.Close() }, nil
 	}
 	return mem.New(), "memory", func() {}, nil
 }

@@ -1,11 +1,13 @@
 // Package dir holds a [rifflog.Store] in a directory of the host
 // (RIFF_DIR): each object is a file under the root, at its name.
 //
-// A Put writes a temporary file beside its target, fsyncs it, publishes
-// it under its name with link(2) (which never replaces a name), removes
-// the temporary name and fsyncs the directory; only then does it return.
-// So a crash at any step leaves either no object or the whole object,
-// and a name is never replaced. Leftover temporary files (names that
+// A Put writes a temporary file beside its target, fsyncs it, gives it
+// its name with renameat2(2) and RENAME_NOREPLACE (or, where the file
+// system has no such rename, link(2) and a remove of the temporary
+// name: neither ever replaces a name) and fsyncs the directory; only
+// then does it return. So a crash at any step leaves either no object or
+// the whole object, and a name is never replaced. A Store holds each
+// directory that it writes in open ([Dir]) for these steps. Leftover temporary files (names that
 // start with ".tmp-") are never listed or read, and an Open removes the
 // ones older than ten minutes.
 //
@@ -45,7 +47,7 @@ type Store struct {
 	tag string
 
 	mu     sync.Mutex
-	made   map[string]bool  // directories known to exist, with a synced entry
+	dirs   map[string]Dir   // directories made, with a synced entry, held open
 	spares map[string]spare // a temporary file made ahead, by directory
 }
 
@@ -55,8 +57,8 @@ func Open(root string) (*Store, error) { return OpenFS(OS{}, root) }
 // OpenFS opens the directory root on fsys: it makes the root when it is
 // not there, flushes its entry, and removes old leftover temporary files.
 func OpenFS(fsys FS, root string) (*Store, error) {
-	s := &Store{fs: fsys, root: filepath.Clean(root), made: map[string]bool{}, spares: map[string]spare{}, tag: newTag()}
-	if err := s.ensureDir(s.root); err != nil {
+	s := &Store{fs: fsys, root: filepath.Clean(root), dirs: map[string]Dir{}, spares: map[string]spare{}, tag: newTag()}
+	if _, err := s.ensureDir(s.root); err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
 	now := time.Now()
@@ -66,30 +68,63 @@ func OpenFS(fsys FS, root string) (*Store, error) {
 	return s, nil
 }
 
-// ensureDir makes dir and flushes the entry of each directory that it
-// made in its parent.
-func (s *Store) ensureDir(dir string) error {
+// ensureDir makes dir, flushes the entry of each directory that it made
+// in its parent, and gives dir held open.
+func (s *Store) ensureDir(dir string) (Dir, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.made[dir] {
-		return nil
+	if d, ok := s.dirs[dir]; ok {
+		return d, nil
 	}
 	if err := s.fs.MkdirAll(dir); err != nil {
-		return err
+		return nil, err
 	}
 	// Flush the entries from dir up to the parent of the root: a
 	// directory that MkdirAll made is lost in a crash until its
 	// parent is flushed.
 	for d := dir; ; d = filepath.Dir(d) {
 		if err := s.fs.SyncDir(filepath.Dir(d)); err != nil {
-			return err
+			return nil, err
 		}
 		if d == s.root || filepath.Dir(d) == d || !strings.HasPrefix(d, s.root) {
 			break
 		}
 	}
-	s.made[dir] = true
-	return nil
+	d, err := s.fs.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.dirs[dir] = d
+	return d, nil
+}
+
+// heldDir gives dir when the Store holds it open (it wrote in it).
+func (s *Store) heldDir(dir string) (Dir, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.dirs[dir]
+	return d, ok
+}
+
+// Close closes the directories that the Store holds open and removes
+// its spare temporary files. A Store that is used after a Close opens
+// them again.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	dirs, spares := s.dirs, s.spares
+	s.dirs, s.spares = map[string]Dir{}, map[string]spare{}
+	s.mu.Unlock()
+	var errs []error
+	for dir, sp := range spares {
+		errs = append(errs, sp.f.Close())
+		if d, ok := dirs[dir]; ok {
+			_ = d.Remove(sp.name) // a leftover temporary file is harmless
+		}
+	}
+	for _, d := range dirs {
+		errs = append(errs, d.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // file gives the path of an object, or an error for a name that is not
@@ -108,34 +143,35 @@ func (s *Store) file(name string) (string, error) {
 
 // publish writes data to a new temporary file in the directory of
 // target (the one that Prepare made, or a new one), flushes it, and
-// links it as target; it never replaces target.
+// renames it as target; it never replaces target.
 func (s *Store) publish(target string, data []byte) error {
-	dir := filepath.Dir(target)
-	if err := s.ensureDir(dir); err != nil {
-		return err
-	}
-	tmp, f, spared, err := s.takeSpare(dir)
+	dir, name := filepath.Dir(target), filepath.Base(target)
+	d, err := s.ensureDir(dir)
 	if err != nil {
 		return err
 	}
-	err = s.writeLink(tmp, f, target, data)
+	tmp, f, spared, err := s.takeSpare(dir, d)
+	if err != nil {
+		return err
+	}
+	err = writeRename(d, tmp, f, name, data)
 	if spared && errors.Is(err, fs.ErrNotExist) {
 		// Someone removed the spare: write a new temporary file.
-		tmp, f, err = s.newTemp(dir)
+		tmp, f, err = s.newTemp(d)
 		if err != nil {
 			return err
 		}
-		err = s.writeLink(tmp, f, target, data)
+		err = writeRename(d, tmp, f, name, data)
 	}
 	if err != nil {
 		return err
 	}
-	return s.fs.SyncDir(dir)
+	return d.Sync()
 }
 
-// writeLink writes data to the temporary file tmp, flushes and closes
-// it, links it as target and removes the name tmp.
-func (s *Store) writeLink(tmp string, f File, target string, data []byte) error {
+// writeRename writes data to the temporary file tmp of d, flushes and
+// closes it, and renames it as target. When it fails, it removes tmp.
+func writeRename(d Dir, tmp string, f File, target string, data []byte) error {
 	_, err := f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -144,10 +180,10 @@ func (s *Store) writeLink(tmp string, f File, target string, data []byte) error 
 		err = cerr
 	}
 	if err == nil {
-		err = s.fs.Link(tmp, target)
+		if err = d.Rename(tmp, target); err == nil {
+			return nil
+		}
 	}
-	if rerr := s.fs.Remove(tmp); err == nil && rerr != nil {
-		err = rerr
-	}
+	_ = d.Remove(tmp) // a leftover temporary file is harmless
 	return err
 }

@@ -14,12 +14,9 @@ import (
 type FS interface {
 	// MkdirAll makes dir and its parents. It does not sync them.
 	MkdirAll(dir string) error
-	// CreateExcl creates a new file for writing; it fails when name exists.
-	CreateExcl(name string) (File, error)
-	// Link gives the file oldname the second name newname; it fails
-	// with an error that wraps fs.ErrExist when newname exists, and
-	// never replaces it.
-	Link(oldname, newname string) error
+	// OpenDir opens the directory dir for the writes of objects in it:
+	// a Store keeps one open for each directory that it writes in.
+	OpenDir(dir string) (Dir, error)
 	// Remove removes a file or an empty directory (fs.ErrNotExist when
 	// it is not there).
 	Remove(name string) error
@@ -32,6 +29,27 @@ type FS interface {
 	SyncDir(dir string) error
 	// Exists says whether a file or directory name is there.
 	Exists(name string) (bool, error)
+}
+
+// Dir is a directory held open; its names are names of entries in it
+// (no slash). A Store writes each object through the Dir of its
+// directory, so the create, the name and the flush of a chunk are all
+// on the one directory, with no path to look up and no open of the
+// directory for each flush.
+type Dir interface {
+	// CreateExcl creates a new file for writing, with mode 0o600; it
+	// fails when name exists.
+	CreateExcl(name string) (File, error)
+	// Rename gives the file oldname the name newname and removes the
+	// name oldname. It never replaces newname: when newname exists it
+	// fails with an error that wraps fs.ErrExist and changes nothing.
+	Rename(oldname, newname string) error
+	// Remove removes the file name (fs.ErrNotExist when it is not there).
+	Remove(name string) error
+	// Sync flushes the entries of the directory.
+	Sync() error
+	// Close closes the directory.
+	Close() error
 }
 
 // File is a file open for writing.
@@ -74,21 +92,6 @@ func (OS) MkdirAll(dir string) error {
 	}
 	return nil
 }
-
-// CreateExcl creates name with O_EXCL and mode 0o600, whatever the umask.
-func (OS) CreateExcl(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Chmod(fileMode); err != nil {
-		return nil, errors.Join(fmt.Errorf("make a file of the store private (mode 0600): %w", err), f.Close(), os.Remove(name))
-	}
-	return f, nil
-}
-
-// Link is link(2): it never replaces newname.
-func (OS) Link(oldname, newname string) error { return os.Link(oldname, newname) }
 
 // Remove is os.Remove.
 func (OS) Remove(name string) error { return os.Remove(name) }

@@ -152,7 +152,7 @@ func (s *Store) removeOlder(dir string, keep int64) {
 		if err != nil || len(e.Name) != 20 || n >= keep {
 			continue
 		}
-		if err := s.fs.Remove(filepath.Join(dir, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.remove(filepath.Join(dir, e.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return
 		}
 	}

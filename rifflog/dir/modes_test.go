@@ -17,7 +17,8 @@ import (
 
 // The folders of the store are 0700 and its files 0600 whatever the
 // umask: signins.json holds the emails of the people, the chunks their
-// posts (docs/operations.md, "Start"). The test sets the umask of the
+// posts (docs/operations.md, "Start"); a umask that takes a bit of 0600
+// (0277) needs the fchmod of each file. The test sets the umask of the
 // process, so it runs alone (not in parallel).
 
 // wantPrivate fails for each folder under root (root too) that is not
@@ -67,7 +68,7 @@ func writeEachKind(t *testing.T, s *dir.Store) {
 }
 
 func TestGivenAnyUmaskWhenTheStoreWritesThenItsFoldersAre0700AndItsFiles0600(t *testing.T) {
-	for _, umask := range []int{0o000, 0o022, 0o077} {
+	for _, umask := range []int{0o000, 0o022, 0o077, 0o277} {
 		t.Run(fmt.Sprintf("umask %04o", umask), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "riff-data", "deep")
 			old := syscall.Umask(umask)

@@ -109,13 +109,13 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
-	if err := s.fs.Remove(file); err != nil {
+	if err := s.remove(file); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
-	if err := s.fs.SyncDir(filepath.Dir(file)); err != nil {
+	if err := s.syncDir(filepath.Dir(file)); err != nil {
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
 	return nil
@@ -138,7 +138,7 @@ func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 			failed = fmt.Errorf("delete: %w", err)
 			break
 		}
-		if err := s.fs.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			failed = fmt.Errorf("delete %s: %w", name, err)
 			break
 		}
@@ -147,9 +147,27 @@ func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 		}
 	}
 	for _, d := range dirs {
-		if err := s.fs.SyncDir(d); err != nil {
+		if err := s.syncDir(d); err != nil {
 			return errors.Join(failed, fmt.Errorf("delete: flush %s: %w", d, err))
 		}
 	}
 	return failed
+}
+
+// remove removes the file of an object, through its directory when the
+// Store holds it open.
+func (s *Store) remove(file string) error {
+	if d, ok := s.heldDir(filepath.Dir(file)); ok {
+		return d.Remove(filepath.Base(file))
+	}
+	return s.fs.Remove(file)
+}
+
+// syncDir flushes a directory, through its descriptor when the Store
+// holds it open.
+func (s *Store) syncDir(dir string) error {
+	if d, ok := s.heldDir(dir); ok {
+		return d.Sync()
+	}
+	return s.fs.SyncDir(dir)
 }

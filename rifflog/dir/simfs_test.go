@@ -182,6 +182,56 @@ func (f *simFS) Link(oldname, newname string) error {
 	return nil
 }
 
+// simDir is a directory of the simulated file system held open: its
+// steps are those of the file system on the paths in it.
+type simDir struct {
+	f    *simFS
+	path string
+}
+
+func (f *simFS) OpenDir(name string) (dir.Dir, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.step(); err != nil {
+		return nil, err
+	}
+	_, _, n, err := f.lookup(name)
+	if err != nil || n == nil || !n.dir {
+		return nil, fmt.Errorf("open %s: %w", name, fs.ErrNotExist)
+	}
+	return &simDir{f: f, path: name}, nil
+}
+
+func (d *simDir) CreateExcl(name string) (dir.File, error) {
+	return d.f.CreateExcl(filepath.Join(d.path, name))
+}
+
+// Rename is one step: the new entry and the loss of the old one are two
+// changes of the directory, each lost in a crash until a SyncDir.
+func (d *simDir) Rename(oldname, newname string) error {
+	f := d.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.step(); err != nil {
+		return err
+	}
+	parent, oldBase, old, err := f.lookup(filepath.Join(d.path, oldname))
+	if err != nil || old == nil || parent == nil {
+		return fmt.Errorf("rename %s: %w", oldname, fs.ErrNotExist)
+	}
+	_, newBase, n, _ := f.lookup(filepath.Join(d.path, newname))
+	if n != nil {
+		return fmt.Errorf("rename %s: %w", newname, fs.ErrExist)
+	}
+	parent.entries[newBase] = old
+	delete(parent.entries, oldBase)
+	return nil
+}
+
+func (d *simDir) Remove(name string) error { return d.f.Remove(filepath.Join(d.path, name)) }
+func (d *simDir) Sync() error              { return d.f.SyncDir(d.path) }
+func (d *simDir) Close() error             { return nil }
+
 func (f *simFS) Remove(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

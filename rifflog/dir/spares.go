@@ -9,7 +9,7 @@ import (
 // spare is a temporary file that Prepare made for the next publish in
 // its directory: empty, and open for writing.
 type spare struct {
-	name string
+	name string // in its directory
 	f    File
 	born time.Time
 }
@@ -21,7 +21,7 @@ const spareAge = time.Minute
 
 // takeSpare gives the temporary file that Prepare made in dir (spared),
 // or a new one. A spare older than spareAge is removed, not taken.
-func (s *Store) takeSpare(dir string) (name string, f File, spared bool, err error) {
+func (s *Store) takeSpare(dir string, d Dir) (name string, f File, spared bool, err error) {
 	s.mu.Lock()
 	sp, ok := s.spares[dir]
 	delete(s.spares, dir)
@@ -31,9 +31,9 @@ func (s *Store) takeSpare(dir string) (name string, f File, spared bool, err err
 	}
 	if ok {
 		_ = sp.f.Close()
-		_ = s.fs.Remove(sp.name) // a leftover temporary file is harmless
+		_ = d.Remove(sp.name) // a leftover temporary file is harmless
 	}
-	name, f, err = s.newTemp(dir)
+	name, f, err = s.newTemp(d)
 	return name, f, false, err
 }
 
@@ -57,10 +57,11 @@ func (s *Store) Prepare(name string) error {
 	if ok {
 		return nil
 	}
-	if err := s.ensureDir(dir); err != nil {
+	d, err := s.ensureDir(dir)
+	if err != nil {
 		return fmt.Errorf("prepare %s: %w", name, err)
 	}
-	tmp, f, err := s.newTemp(dir)
+	tmp, f, err := s.newTemp(d)
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", name, err)
 	}
@@ -73,7 +74,7 @@ func (s *Store) Prepare(name string) error {
 	if ok {
 		// Another Prepare came first: this file is not needed.
 		_ = f.Close()
-		_ = s.fs.Remove(tmp)
+		_ = d.Remove(tmp)
 	}
 	return nil
 }

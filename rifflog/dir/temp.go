@@ -95,10 +95,10 @@ func tmpTime(name string) (time.Time, bool) {
 	return time.Unix(0, n), true
 }
 
-// newTemp creates a new temporary file in dir.
-func (s *Store) newTemp(dir string) (string, File, error) {
-	tmp := filepath.Join(dir, fmt.Sprintf("%s%d-%s-%d", tmpPrefix, time.Now().UnixNano(), s.tag, s.seq.Add(1)))
-	f, err := s.fs.CreateExcl(tmp)
+// newTemp creates a new temporary file in d, and gives its name in d.
+func (s *Store) newTemp(d Dir) (string, File, error) {
+	tmp := fmt.Sprintf("%s%d-%s-%d", tmpPrefix, time.Now().UnixNano(), s.tag, s.seq.Add(1))
+	f, err := d.CreateExcl(tmp)
 	if err != nil {
 		return "", nil, err
 	}

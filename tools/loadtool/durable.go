@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -13,9 +12,11 @@ import (
 // call is answered only once its body is on the disk. Each call waits
 // for a group commit, as riff-server's calls wait for the log writer:
 // one goroutine takes the bodies of all the calls that wait and writes
-// them as one file with the steps of a chunk of the directory store (a
-// new temporary file, write, fsync, close, link under the chunk's name,
-// remove the temporary name, fsync the directory). It does nothing else:
+// them as one file with the steps of a chunk of the directory store
+// (rifflog/dir), by the same system calls (chunkDir): a new temporary
+// file, write, fsync, close, the chunk's name by a rename that never
+// replaces one, fsync of the directory, which it holds open. It does
+// nothing else:
 // no JSON, no state, no lease, no checkpoint. So no server that keeps
 // each call in such a chunk before its reply can pass it on the same
 // machine under the same load.
@@ -101,12 +102,12 @@ func (d *Durable) Close() error {
 
 func (d *Durable) writer() {
 	defer close(d.stopped)
-	dirFile, err := os.Open(d.dir)
+	cd, err := openChunkDir(d.dir)
 	if err != nil {
 		d.failAll(err)
 		return
 	}
-	defer dirFile.Close()
+	defer cd.Close()
 	var (
 		batch []durableCall
 		data  []byte
@@ -133,7 +134,7 @@ func (d *Durable) writer() {
 			data = append(data, c.body...)
 			data = append(data, '\n')
 		}
-		err := d.writeChunk(dirFile, n, data)
+		err := cd.write(fmt.Sprintf(".tmp-%020d", n), fmt.Sprintf("%020d", n), data)
 		for _, c := range batch {
 			c.done <- err
 		}
@@ -144,22 +145,6 @@ func (d *Durable) writer() {
 			d.mu.Unlock()
 		}
 	}
-}
-
-// writeChunk writes chunk n with the steps of the directory store.
-func (d *Durable) writeChunk(dirFile *os.File, n int, data []byte) error {
-	tmp := filepath.Join(d.dir, fmt.Sprintf(".tmp-%020d", n))
-	err := writeNewFile(tmp, data)
-	if err == nil {
-		err = os.Link(tmp, filepath.Join(d.dir, fmt.Sprintf("%020d", n)))
-	}
-	if rerr := os.Remove(tmp); err == nil {
-		err = rerr
-	}
-	if err == nil {
-		err = dirFile.Sync()
-	}
-	return err
 }
 
 // failAll answers each call that comes with err, until Close.

@@ -1,0 +1,62 @@
+//go:build !linux
+
+package dir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// OpenDir opens dir and gives the Dir that writes in it by paths, with
+// the directory held open for its flushes.
+func (OS) OpenDir(dir string) (Dir, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &pathDir{f: f, path: dir}, nil
+}
+
+// pathDir is a directory of the host: its steps go by paths.
+type pathDir struct {
+	f    *os.File
+	path string
+}
+
+// CreateExcl creates name with O_EXCL and mode 0o600, whatever the umask.
+func (d *pathDir) CreateExcl(name string) (File, error) {
+	p := filepath.Join(d.path, name)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(fileMode); err != nil {
+		return nil, errors.Join(fmt.Errorf("make a file of the store private (mode 0600): %w", err), f.Close(), os.Remove(p))
+	}
+	return f, nil
+}
+
+// Rename links oldname as newname (link(2) never replaces a name), then
+// removes oldname.
+func (d *pathDir) Rename(oldname, newname string) error {
+	if err := os.Link(filepath.Join(d.path, oldname), filepath.Join(d.path, newname)); err != nil {
+		return err
+	}
+	return d.Remove(oldname)
+}
+
+func (d *pathDir) Remove(name string) error { return os.Remove(filepath.Join(d.path, name)) }
+
+func (d *pathDir) Sync() error {
+	err := d.f.Sync()
+	// Some file systems do not sync a directory; that is not a failure of ours.
+	if errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return err
+}
+
+func (d *pathDir) Close() error { return d.f.Close() }

@@ -1,0 +1,41 @@
+//go:build !linux
+
+package loadtool
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// chunkDir is the directory of Durable's chunks, held open for its
+// flushes, written by paths: the steps of a chunk of riff's directory
+// store on a system other than Linux (create, write, fsync, close, link,
+// remove the temporary name, fsync the directory).
+type chunkDir struct {
+	f *os.File
+}
+
+func openChunkDir(dir string) (*chunkDir, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &chunkDir{f: f}, nil
+}
+
+func (d *chunkDir) Close() error { return d.f.Close() }
+
+func (d *chunkDir) write(tmp, name string, data []byte) error {
+	tmp, name = filepath.Join(d.f.Name(), tmp), filepath.Join(d.f.Name(), name)
+	err := writeNewFile(tmp, data)
+	if err == nil {
+		err = os.Link(tmp, name)
+	}
+	if rerr := os.Remove(tmp); err == nil {
+		err = rerr
+	}
+	if err == nil {
+		err = d.f.Sync()
+	}
+	return err
+}
