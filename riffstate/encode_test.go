@@ -116,10 +116,10 @@ func TestTheHandEncoderKnowsEachFieldOfTheCheckpoint(t *testing.T) {
 		reflect.TypeFor[Checkpoint](): {"version", "position", "riff", "cursors,omitempty", "lives,omitempty", "calls,omitempty"},
 		reflect.TypeFor[Riff](): {"id,omitempty", "position", "sessions", "threads", "claims", "leads", "pauses", "holds", "plans", "notes",
 			"idle", "people", "warnings", "skipped", "first_skipped,omitempty", "signed,omitempty", "signed_swept_ms,omitempty"},
-		reflect.TypeFor[Session](): {"uri", "worker,omitempty", "life", "fresh_ms,omitempty", "last_ms", "claims,omitempty", "released_ms,omitempty", "relays,omitempty"},
-		reflect.TypeFor[ClaimRef](): {"thread", "item"},
-		reflect.TypeFor[Holding](): {"holder", "uri,omitzero", "thread", "item", "at_ms"},
-		reflect.TypeFor[Thread](): {"name", "last_seq", "members", "messages,omitempty"},
+		reflect.TypeFor[Session]():   {"uri", "worker,omitempty", "life", "fresh_ms,omitempty", "last_ms", "claims,omitempty", "released_ms,omitempty", "relays,omitempty"},
+		reflect.TypeFor[ClaimRef]():  {"thread", "item"},
+		reflect.TypeFor[Holding]():   {"holder", "uri,omitzero", "thread", "item", "at_ms"},
+		reflect.TypeFor[Thread]():    {"name", "last_seq", "members", "messages,omitempty"},
 		reflect.TypeFor[SavedLive](): {"status,omitempty", "step,omitempty", "called_ms,omitempty", "block,omitempty", "daemon,omitempty"},
 	}
 	for typ, want := range known {
