@@ -52,7 +52,7 @@ func (e *Engine) CheckpointCopies() (copied, locked []byte, err error) {
 		return nil, nil, errors.Join(err, lerr, fmt.Errorf("captured: %v", ok))
 	}
 	cp, _, err := e.encodeCaptured(c)
-	return cp.State, locked, err
+	return cp.state(), locked, err
 }
 
 // EncodeUnderLock encodes the written state under the lock, as the
@@ -90,7 +90,7 @@ func (e *Engine) EncodeByCopy() (n int, held time.Duration, err error) {
 		return 0, held, errors.Join(err, fmt.Errorf("captured: %v", ok))
 	}
 	cp, _, err := e.encodeCaptured(c)
-	return len(cp.State), held, err
+	return len(cp.state()), held, err
 }
 
 // PauseEncodes makes each checkpoint wait right before its encode: entered

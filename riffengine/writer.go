@@ -478,8 +478,9 @@ func (e *Engine) captureLocked(last bool) (c capture, ok bool, err error) {
 // write is false when the version rules allow no checkpoint. When the
 // copy fails (it is not at the position of the capture: a bug), the
 // engine drops it and encodes the next checkpoints under the lock.
-func (e *Engine) encodeCaptured(c capture) (cp rifflog.Checkpoint, write bool, err error) {
-	state := c.state
+func (e *Engine) encodeCaptured(c capture) (cp framedCheckpoint, write bool, err error) {
+	cp = framedCheckpoint{Checkpoint: rifflog.Checkpoint{Position: c.position, WrittenAtMs: c.atMs,
+		Build: e.opts.Build.Version.String(), Chain: c.chain, State: c.state}}
 	if sh := c.shadow; sh != nil {
 		err = sh.Advance(c.steps, c.changes)
 		if err == nil && c.may && sh.Position() != c.position {
@@ -489,7 +490,11 @@ func (e *Engine) encodeCaptured(c capture) (cp rifflog.Checkpoint, write bool, e
 			if c.beforeEncode != nil {
 				c.beforeEncode()
 			}
-			state, err = sh.Encode()
+			// The state goes after the room of the head of the object, in
+			// one buffer: the object takes no copy of it.
+			if cp.room, err = rifflog.CheckpointRoom(cp.Checkpoint); err == nil {
+				cp.framed, err = sh.EncodeAfter(cp.room)
+			}
 		}
 		if err != nil {
 			e.log.Error("the copy of the state for the checkpoints failed; the next ones are encoded under the lock", "error", err.Error())
@@ -502,13 +507,35 @@ func (e *Engine) encodeCaptured(c capture) (cp rifflog.Checkpoint, write bool, e
 	if !c.may {
 		return cp, false, nil
 	}
-	return rifflog.Checkpoint{Position: c.position, WrittenAtMs: c.atMs,
-		Build: e.opts.Build.Version.String(), Chain: c.chain, State: state}, true, nil
+	return cp, true, nil
+}
+
+// framedCheckpoint is an encoded checkpoint: its state in State, or
+// (from the Shadow) in framed[room:], after the room of the head of its
+// object.
+type framedCheckpoint struct {
+	rifflog.Checkpoint
+	framed []byte
+	room   int
+}
+
+// state gives the encoded state.
+func (cp framedCheckpoint) state() []byte {
+	if cp.framed != nil {
+		return cp.framed[cp.room:]
+	}
+	return cp.State
 }
 
 // writeCheckpoint writes an encoded checkpoint, then prunes the log.
-func (e *Engine) writeCheckpoint(ctx context.Context, cp rifflog.Checkpoint) error {
-	name, err := rifflog.WriteCheckpoint(ctx, e.opts.Store, cp)
+func (e *Engine) writeCheckpoint(ctx context.Context, cp framedCheckpoint) error {
+	var name string
+	var err error
+	if cp.framed != nil {
+		name, err = rifflog.WriteFramedCheckpoint(ctx, e.opts.Store, cp.Checkpoint, cp.framed, cp.room)
+	} else {
+		name, err = rifflog.WriteCheckpoint(ctx, e.opts.Store, cp.Checkpoint)
+	}
 	if errors.Is(err, rifflog.ErrExists) {
 		return nil
 	}

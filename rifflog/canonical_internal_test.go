@@ -96,6 +96,23 @@ func TestGivenACheckpointWhenItIsWrittenThenItsBytesAreThoseOfMarshal(t *testing
 		if got := st.objects[name]; !bytes.Equal(got, want) {
 			t.Errorf("the object of %q = %s; want %s", s, got, want)
 		}
+		// The same object when the state comes framed, with the room of
+		// the head in front of it or any other room (then by a copy).
+		room, err := CheckpointRoom(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []int{room, 0, room + 5} {
+			framed := append(make([]byte, r, r+len(s)), s...)
+			fst := newMapStore()
+			fname, err := WriteFramedCheckpoint(t.Context(), fst, c, framed, r)
+			if err != nil {
+				t.Fatalf("WriteFramedCheckpoint(%q, room %d) = %v", s, r, err)
+			}
+			if got := fst.objects[fname]; fname != name || !bytes.Equal(got, want) {
+				t.Errorf("the framed object of %q (room %d, the head's %d) = %s %s; want %s %s", s, r, room, fname, got, name, want)
+			}
+		}
 		back, err := ReadCheckpoint(t.Context(), st, name)
 		if err != nil || !bytes.Equal(back.State, canon) {
 			t.Errorf("ReadCheckpoint of %q = %s, %v; want %s", s, back.State, err, canon)

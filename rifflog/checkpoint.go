@@ -75,6 +75,49 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	return name, nil
 }
 
+// CheckpointRoom gives the bytes of the object of c before its state:
+// the room that [WriteFramedCheckpoint] wants in front of it. It does
+// not depend on the state (its sum is 64 hex digits whatever it is).
+func CheckpointRoom(c Checkpoint) (int, error) {
+	head, err := checkpointHead(c)
+	return len(head), err
+}
+
+// WriteFramedCheckpoint is [WriteCheckpoint] of c with the state
+// framed[room:], where room is [CheckpointRoom] of c: it writes the
+// head of the object in framed[:room] and its end after the state, so
+// that the object takes no copy of the state (a checkpoint of a large
+// riff is tens of megabytes; docs/performance.md, "Issue 23, second
+// pass: growth"). The bytes are those of WriteCheckpoint, which it falls
+// back to when the state is not in its canonical form or the room is
+// not that of the head.
+func WriteFramedCheckpoint(ctx context.Context, s Store, c Checkpoint, framed []byte, room int) (string, error) {
+	name := CheckpointName(c.Position, c.WrittenAtMs)
+	if room < 0 || room > len(framed) {
+		return "", fmt.Errorf("write %s: the room %d is not in the frame of %d bytes: %w", name, room, len(framed), ErrInvalid)
+	}
+	c.State = framed[room:]
+	if c.WrittenAtMs < 0 || !json.Valid(c.State) || !utf8.ValidString(c.Build) {
+		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
+	}
+	if !canonicalJSON(c.State) {
+		return WriteCheckpoint(ctx, s, c)
+	}
+	c.StateSum = sha256.Sum256(c.State)
+	head, err := checkpointHead(c)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	if len(head) != room {
+		return WriteCheckpoint(ctx, s, c)
+	}
+	copy(framed, head)
+	if err := s.Put(ctx, name, append(framed, '}', '\n')); err != nil {
+		return "", fmt.Errorf("write %s: %w", name, err)
+	}
+	return name, nil
+}
+
 // ReadCheckpoint reads and checks the checkpoint object name: its JSON,
 // its state checksum, and its position and time against its name.
 func ReadCheckpoint(ctx context.Context, s Store, name string) (Checkpoint, error) {

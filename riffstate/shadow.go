@@ -1,7 +1,6 @@
 package riffstate
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -35,6 +34,9 @@ type Shadow struct {
 	answered *Answered
 	cursors  map[string]map[name.Thread]uint64
 	lives    map[string]*SavedLive
+	// size is the size of the last encode: the next one takes a buffer of
+	// about that size at once, not a growing one copied again and again.
+	size int
 }
 
 // origin is what a state keeps, from its load until it gives its
@@ -220,11 +222,31 @@ func (sh *Shadow) Position() uint64 {
 
 // Encode gives the checkpoint of the Shadow as JSON: the same bytes as
 // [State.EncodeCheckpoint] of the state that it copies.
-func (sh *Shadow) Encode() ([]byte, error) {
+func (sh *Shadow) Encode() ([]byte, error) { return sh.EncodeAfter(0) }
+
+// EncodeAfter gives room bytes (for the head of the object of the
+// checkpoint; their value is not given) and then the checkpoint of the
+// Shadow as [Shadow.Encode] gives it, in one buffer of about the size of
+// the last one.
+func (sh *Shadow) EncodeAfter(room int) ([]byte, error) {
+	b, err := sh.AppendEncode(make([]byte, room, room+sh.size+sh.size/16+4096))
+	if err != nil {
+		return nil, err
+	}
+	sh.size = len(b) - room
+	return b, nil
+}
+
+// AppendEncode appends the checkpoint of the Shadow as JSON to b: the
+// bytes of [State.EncodeCheckpoint] of the state that it copies (that
+// one by json.Marshal, this one by hand: appendCheckpoint), so that the
+// caller can give a buffer of the size of the last one, with room in
+// front for the object of the checkpoint.
+func (sh *Shadow) AppendEncode(b []byte) ([]byte, error) {
 	if err := sh.ensure(); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(checkpointOf(sh.opts, sh.riff, sh.cursors, sh.lives, sh.answered))
+	b, err := appendCheckpoint(b, checkpointOf(sh.opts, sh.riff, sh.cursors, sh.lives, sh.answered))
 	if err != nil {
 		return nil, fmt.Errorf("encode checkpoint: %w", err)
 	}
