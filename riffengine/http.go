@@ -90,6 +90,7 @@ type Handler struct {
 func NewHandler(e *Engine, tokens TokenLayer) *Handler {
 	s := &Handler{e: e, tokens: tokens, mux: http.NewServeMux(), log: e.log, KeepAlive: KeepAlive,
 		BodyTime: BodyTime, streamAfter: afterTimer, build: []string{e.opts.Build.String()}, jsonType: []string{"application/json"}}
+	s.bodies.kept, s.replies.kept = keptBody, keptReply
 	s.denier = newDenier(e.opts.Logger.With("target", "engine"), e.opts.Now)
 	s.routes()
 	return s
@@ -389,11 +390,21 @@ func readAll(r io.Reader, buf []byte) ([]byte, error) {
 // write their reply with no allocation of a buffer. A buffer is back in
 // the pool only once nothing reads it: decode copies what it keeps of a
 // body, and a reply is copied into the connection's buffer.
-type buffers struct{ pool sync.Pool }
+type buffers struct {
+	pool sync.Pool
+	// kept is the largest buffer that goes back to the pool: a rare
+	// larger body or reply does not stay in memory for the next calls.
+	kept int
+}
 
-// keptBuffer is the largest buffer that goes back to a pool: a large
-// body or reply does not stay in memory for the next calls.
-const keptBuffer = 16 << 10
+const (
+	// keptBody is the largest buffer of a body that is kept.
+	keptBody = 16 << 10
+	// keptReply is the largest buffer of a reply that is kept: a reply
+	// at 1,000 claims is about 20 KB, and a buffer of its own for each
+	// would give the collector as many bytes to take back.
+	keptReply = 256 << 10
+)
 
 // get gives a buffer of the pool (or a new one), empty.
 func (b *buffers) get() *[]byte {
@@ -407,7 +418,7 @@ func (b *buffers) get() *[]byte {
 // put gives p back to the pool with the bytes of used, the last use of
 // the buffer.
 func (b *buffers) put(p *[]byte, used []byte) {
-	if cap(used) > keptBuffer {
+	if cap(used) > b.kept {
 		return
 	}
 	*p = used[:0]
@@ -512,14 +523,24 @@ func route[C routed[R], R any](s *Handler) {
 		if !ok {
 			return
 		}
-		replied, err := Dispatch[C, R](r.Context(), s.e, Authenticate(proof, cmd))
+		buf := s.replies.get()
+		replied, err := dispatch[C, R](r.Context(), s.e, Authenticate(proof, cmd), (*buf)[:0])
 		if err != nil {
+			s.replies.put(buf, *buf)
 			s.fail(w, err)
 			return
 		}
 		if replied.Repeat {
 			w.Header().Set(wire.HeaderRepeat, "1")
 		}
+		if replied.json != nil {
+			w.Header()[headerContentType] = s.jsonType
+			_, _ = w.Write(replied.json) // a client that went loses only its reply
+			// w.Write copied the bytes.
+			s.replies.put(buf, replied.json)
+			return
+		}
+		s.replies.put(buf, *buf)
 		writeJSON(s, w, replied.Reply)
 	})
 }

@@ -148,7 +148,7 @@ func timed[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call A
 		return t, err
 	}
 	t[2] = time.Now()
-	if _, err := applied.reply(); err != nil {
+	if _, _, err := applied.reply(nil); err != nil {
 		return t, err
 	}
 	t[3] = time.Now()

@@ -1,11 +1,6 @@
 package riffengine
 
-import (
-	"bytes"
-	"encoding/json"
-
-	"github.com/como-technologies/riff/riffcore/wire"
-)
+import "github.com/como-technologies/riff/riffcore/wire"
 
 // The replies of a claim and a release written by hand, byte for byte
 // what json.Encoder with SetEscapeHTML(false) writes for them
@@ -13,58 +8,18 @@ import (
 // carries each claim of its session: encoding/json would scan and
 // compact again the JSON that its MarshalJSON gives, a pass that grows
 // with the claims (30 % of the CPU of a claim by a session with 1,000
-// claims; docs/performance.md, "The pile-up").
+// claims; docs/performance.md, "The pile-up"). The route of a claim and
+// a release writes them from the state under the lock
+// (riffstate.AppendReply); this is the form of a reply value.
 
 // appendReply appends the JSON of v and a newline when v is a reply that
 // has a form by hand; ok is false for any other value.
 func appendReply(dst []byte, v any) (out []byte, ok bool) {
 	switch r := v.(type) {
 	case wire.ClaimReply:
-		holder, err := r.Holder.MarshalJSON()
-		if err != nil {
-			return dst, false
-		}
-		dst = append(dst, `{"holder":`...)
-		dst = append(dst, holder...)
-		if r.Warning != "" {
-			dst = append(dst, `,"warning":`...)
-			dst = appendJSONString(dst, r.Warning)
-		}
-		dst = append(dst, `,"text":`...)
-		dst = appendJSONString(dst, r.Text)
-		return append(dst, "}\n"...), true
+		return wire.AppendClaimReply(dst, r.Holder.AppendJSON, r.Warning, r.Text), true
 	case wire.ReleaseReply:
-		uri, err := r.URI.MarshalJSON()
-		if err != nil {
-			return dst, false
-		}
-		dst = append(dst, `{"uri":`...)
-		dst = append(dst, uri...)
-		if r.MustClear {
-			dst = append(dst, `,"must_clear":true`...)
-		}
-		dst = append(dst, `,"text":`...)
-		dst = appendJSONString(dst, r.Text)
-		return append(dst, "}\n"...), true
+		return wire.AppendReleaseReply(dst, r.URI.AppendJSON, r.MustClear, r.Text), true
 	}
 	return dst, false
-}
-
-// appendJSONString appends s as encoding/json writes a string with no
-// escape of HTML: the plain ASCII by itself, anything else by the
-// encoder (control characters, quotes, U+2028, bytes that are not
-// UTF-8).
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }

@@ -67,6 +67,11 @@ type Applied[R any] struct {
 type Replied[R any] struct {
 	Reply  R
 	Repeat bool
+	// json is the reply as the wire writes it, with its newline, when
+	// the route asked for it (dispatch with a buffer) and the command
+	// writes it itself (riffstate.AppendReply); Reply is then the zero
+	// value.
+	json []byte
 	// at is the position of the pending copy at the check of the
 	// command (0 for the reply of an answered call): the position of a
 	// sign-in is the one at the check of its admit.
@@ -92,16 +97,24 @@ func (q Queued[R]) applied(ctx context.Context) (Applied[R], error) {
 }
 
 // reply makes the reply from the written copy, or gives the refusal.
-func (a Applied[R]) reply() (R, error) {
-	var zero R
+// With buf non-nil, a command that writes its reply as JSON appends it
+// to buf under the lock (riffstate.AppendReply) and gives it as data,
+// with no value: the claims of a session go from the state straight into
+// the bytes of the reply.
+func (a Applied[R]) reply(buf []byte) (reply R, data []byte, err error) {
 	if a.q.en.refused != nil {
-		return zero, a.q.en.refused
+		return reply, nil, a.q.en.refused
 	}
 	e := a.q.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	done := riffstate.Done{Made: a.q.en.made, Ended: a.q.en.ended}
-	return riffstate.Reply(e.state, a.q.cmd, a.q.caller, done, e.now()), nil
+	if buf != nil {
+		if data, ok := riffstate.AppendReply(buf, e.state, a.q.cmd, a.q.caller, done, e.now()); ok {
+			return reply, data, nil
+		}
+	}
+	return riffstate.Reply(e.state, a.q.cmd, a.q.caller, done, e.now()), nil, nil
 }
 
 // Dispatch is the one path of each command: the check under the lock,
@@ -118,6 +131,13 @@ func (a Applied[R]) reply() (R, error) {
 // with no blocking call between them; nothing here waits while it holds
 // the lock.
 func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C]) (Replied[R], error) {
+	return dispatch[C, R](ctx, e, call, nil)
+}
+
+// dispatch is Dispatch; with buf non-nil (a buffer of length 0), a
+// command that writes its reply as JSON gives it in Replied.json, in buf
+// (Applied.reply).
+func dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, call Authenticated[C], buf []byte) (Replied[R], error) {
 	// What the call asks is known before the lock: a call with a call ID
 	// is compared with the answered call of its ID.
 	// The command as the interface of riffstate, made once: each
@@ -146,8 +166,8 @@ func Dispatch[C riffstate.Command[R], R any](ctx context.Context, e *Engine, cal
 		if err != nil {
 			return Replied[R]{}, err
 		}
-		reply, err := applied.reply()
-		return Replied[R]{Reply: reply, at: checked.en.at}, err
+		reply, data, err := applied.reply(buf)
+		return Replied[R]{Reply: reply, json: data, at: checked.en.at}, err
 	}
 }
 

@@ -71,8 +71,20 @@ func (cl Claim) Handle(c Caller, v View, now Now) (Handled, error) {
 // the written copy as a warning. A claim of an item that the caller
 // holds already has no record and no warning.
 func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
+	warning, text := cl.replyTexts(c, v, d, now)
+	return wire.ClaimReply{Holder: v.uriOf(c, now), Warning: warning, Text: text}
+}
+
+// AppendReply appends the JSON of the reply that Reply gives, with the
+// holder's URI written straight from the written copy (replyjson.go).
+func (cl Claim) AppendReply(dst []byte, c Caller, v View, d Done, now Now) []byte {
+	warning, text := cl.replyTexts(c, v, d, now)
+	return wire.AppendClaimReply(dst, func(dst []byte) []byte { return v.appendURIOf(dst, c, now) }, warning, text)
+}
+
+// replyTexts gives the warning and the text of the reply.
+func (cl Claim) replyTexts(c Caller, v View, d Done, now Now) (warning, text string) {
 	var thread name.Thread
-	var warning string
 	if claimed, ok := madeOf[record.Claimed](d); ok {
 		thread = claimed.Thread
 		if hold := v.riff.Holds[claimKey(thread, cl.Item)]; hold != nil {
@@ -81,11 +93,7 @@ func (cl Claim) Reply(c Caller, v View, d Done, now Now) wire.ClaimReply {
 	} else {
 		thread, _ = v.threadOf(c, cl.Thread, now)
 	}
-	return wire.ClaimReply{
-		Holder:  v.uriOf(c, now),
-		Warning: warning,
-		Text:    "You hold " + string(cl.Item) + " in " + thread.For(c.Who()) + ".",
-	}
+	return warning, "You hold " + string(cl.Item) + " in " + thread.For(c.Who()) + "."
 }
 
 // holdWarning is the text of the hold of an item: the refusal of a
@@ -146,15 +154,28 @@ func (rl Release) Handle(c Caller, v View, now Now) (Handled, error) {
 
 // Reply: the thread and the must_clear mark of the released record.
 func (rl Release) Reply(c Caller, v View, d Done, now Now) wire.ReleaseReply {
+	mustClear, text := rl.replyTexts(c, v, d, now)
+	return wire.ReleaseReply{URI: v.uriOf(c, now), MustClear: mustClear, Text: text}
+}
+
+// AppendReply appends the JSON of the reply that Reply gives, with the
+// URI written straight from the written copy (replyjson.go).
+func (rl Release) AppendReply(dst []byte, c Caller, v View, d Done, now Now) []byte {
+	mustClear, text := rl.replyTexts(c, v, d, now)
+	return wire.AppendReleaseReply(dst, func(dst []byte) []byte { return v.appendURIOf(dst, c, now) }, mustClear, text)
+}
+
+// replyTexts gives the must_clear mark and the text of the reply.
+func (rl Release) replyTexts(c Caller, v View, d Done, now Now) (mustClear bool, text string) {
 	released, ok := madeOf[record.Released](d)
 	if !ok {
 		released.Thread, _ = v.threadOf(c, rl.Thread, now)
 	}
-	text := "You released " + string(rl.Item) + " in " + released.Thread.For(c.Who()) + "."
+	text = "You released " + string(rl.Item) + " in " + released.Thread.For(c.Who()) + "."
 	if released.MustClear {
 		text += " riff clears your context when your turn ends."
 	}
-	return wire.ReleaseReply{URI: v.uriOf(c, now), MustClear: released.MustClear, Text: text}
+	return released.MustClear, text
 }
 
 // ReleaseFor frees the claim of another session of the caller's user.

@@ -1,9 +1,13 @@
 package riffstate
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/como-technologies/riff/riffcore/name"
 	"github.com/como-technologies/riff/riffcore/record"
 	"github.com/como-technologies/riff/riffcore/wire"
 )
@@ -302,4 +306,36 @@ func TestAReleaseForWithAStartOfTheIDOfThreeCharactersIsRefused(t *testing.T) {
 	given(t, member("ann/lead", false), member("ann/wrk1", true), leadRec("ann", "ann/lead", repo)).
 		when("ann/lead", releaseFor("", "issue-12", "wrk")).
 		thenReason(wire.BadRequest, "at least 4 characters")
+}
+
+// Given a session that claims and releases items in random turns, when
+// the records are applied, then its claims are those of a model that
+// appends each claim and deletes each release wherever it is (the search
+// of a release from the end finds the one claim of its item).
+func TestGivenRandomClaimsAndReleasesWhenAppliedThenTheClaimsAreInTheOrderOfTheirClaims(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	r := NewRiff()
+	me := uri("ann/a001")
+	var model []ClaimRef
+	for i := range 3000 {
+		ref := ClaimRef{Thread: name.Thread(genThreads[rng.IntN(2)]), Item: name.Item(fmt.Sprintf("issue-%d", rng.IntN(40)))}
+		held := slices.Contains(model, ref)
+		var change record.Change = record.Claimed{Session: me, Thread: ref.Thread, Item: ref.Item}
+		if rng.IntN(2) == 0 {
+			change = record.Released{Session: me, Thread: ref.Thread, Item: ref.Item}
+			if held {
+				model = slices.DeleteFunc(model, func(c ClaimRef) bool { return c == ref })
+			}
+		} else if !held {
+			model = append(model, ref)
+		}
+		Apply(r, record.Record{Position: uint64(i + 1), WrittenAtMs: t0, Change: change})
+		var got []ClaimRef
+		if s := r.Session(me.Who()); s != nil {
+			got = s.Claims
+		}
+		if !slices.Equal(got, model) {
+			t.Fatalf("after %d records: claims %v; want %v", i+1, got, model)
+		}
+	}
 }

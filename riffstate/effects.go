@@ -67,9 +67,11 @@ func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
 		if _, ok := rec.Change.(record.PauseSet); ok {
 			pauseBefore = s.pausedSessions(nowMs)
 		}
-		if !Apply(s.written, rec) {
+		took := Apply(s.written, rec)
+		if !took {
 			s.dropped.add(rec)
 		}
+		s.texts.applied(rec, took)
 		s.presence.Applied(rec, s.written, nowMs)
 		s.answered.record(rec)
 		s.leadStep(rec, nowMs)

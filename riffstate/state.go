@@ -97,6 +97,9 @@ type State struct {
 	// origin is kept from the load until NewShadow, while the state
 	// takes only a replay: nil once anything else changed it.
 	origin *origin
+	// texts keeps the JSON of the claims of the sessions of the written
+	// copy with many claims, for the replies (replyjson.go).
+	texts claimTexts
 }
 
 // New gives the state of an empty log.
@@ -109,7 +112,9 @@ func (s *State) Pending() View { return View{riff: s.pending, presence: s.presen
 
 // Written is the view of the written copy, for replies, queries and
 // views.
-func (s *State) Written() View { return View{riff: s.written, presence: s.presence, opts: &s.opts} }
+func (s *State) Written() View {
+	return View{riff: s.written, presence: s.presence, opts: &s.opts, texts: &s.texts}
+}
 
 // Presence gives the presence, for signals.
 func (s *State) Presence() *Presence { return s.presence }
@@ -266,9 +271,11 @@ func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error)
 func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
 		Apply(s.pending, rec)
-		if !Apply(s.written, rec) {
+		took := Apply(s.written, rec)
+		if !took {
 			s.dropped.add(rec)
 		}
+		s.texts.applied(rec, took)
 		s.presence.Applied(rec, s.written, 0)
 		s.answered.record(rec)
 	}
@@ -308,6 +315,9 @@ type View struct {
 	// wasLive says, in handle, whether the caller gave a sign of life
 	// in the last 5 minutes before this call.
 	wasLive bool
+	// texts are the kept JSON of claims of the written copy (nil in a
+	// view of the pending copy).
+	texts *claimTexts
 }
 
 // Riff gives the riff of the view. Do not change it.
@@ -384,18 +394,25 @@ func (v View) LiveLead(user string, repo name.Repo, now Now) (*Session, bool) {
 // count now (none for a stopped session), and lead=true when it is the
 // live lead of its repository.
 func (v View) Marked(s *Session, now Now) name.SessionURI {
-	u := s.URI
-	if l := v.presence.Live(u.Who()); l != nil && l.Place.Host != "" {
-		u = u.At(l.Place)
-	}
-	lead, ok := v.LiveLead(u.User, u.Repo, now)
-	isLead := ok && lead.URI.Who() == u.Who()
-	claims := v.Claims(s, now)
+	u, claims, lead := v.marks(s, now)
 	items := make([]name.Item, len(claims))
 	for i, c := range claims {
 		items[i] = c.Item
 	}
-	return s.URI.With(items, isLead).At(u.Place())
+	u.Claims, u.Lead = items, lead
+	return u
+}
+
+// marks gives the parts of the URI that Marked gives: the URI of s at
+// the place of its presence with its own marks, the claims that count
+// now, and the lead mark.
+func (v View) marks(s *Session, now Now) (u name.SessionURI, claims []ClaimRef, lead bool) {
+	u = s.URI
+	if l := v.presence.Live(u.Who()); l != nil && l.Place.Host != "" {
+		u = u.At(l.Place)
+	}
+	live, ok := v.LiveLead(u.User, u.Repo, now)
+	return u, v.Claims(s, now), ok && live.URI.Who() == u.Who()
 }
 
 // Paused gives the pause that stops a session at its place.

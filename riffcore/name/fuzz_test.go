@@ -57,8 +57,33 @@ func FuzzParseURI(f *testing.F) {
 		if err != nil {
 			t.Fatalf("MarshalJSON(%q) = %v", s, err)
 		}
-		if want, _ := json.Marshal(formatted); !bytes.Equal(b, want) {
+		want, _ := json.Marshal(formatted)
+		if !bytes.Equal(b, want) {
 			t.Fatalf("MarshalJSON(%q) = %s; want %s, as json.Marshal writes the String", s, b, want)
+		}
+		if got := u.AppendJSON([]byte("x")); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Fatalf("AppendJSON(x) of %q = %s; want x%s", s, got, want)
+		}
+		// The marks apart (the JSON of the claims, as a reply writes the
+		// URI of a session): the same bytes, and taken whenever JSON
+		// escapes no part but the & of the separators.
+		var claims []byte
+		plainClaims := true
+		for _, item := range u.Claims {
+			var ok bool
+			if claims, ok = name.AppendClaimJSON(claims, item); !ok {
+				plainClaims = false
+			}
+		}
+		other := u.With([]name.Item{"other"}, !u.Lead)
+		got, ok := other.AppendJSONWith([]byte("x"), claims, u.Lead)
+		switch {
+		case ok && !bytes.Equal(got, append([]byte("x"), want...)):
+			t.Fatalf("AppendJSONWith of %q = %s; want x%s", s, got, want)
+		case !ok && string(got) != "x":
+			t.Fatalf("AppendJSONWith of %q = %s, false; want x as it came", s, got)
+		case !ok && plainClaims && plainButSeparators(formatted):
+			t.Fatalf("AppendJSONWith of %q = false; want the marks apart taken (JSON escapes only the separators)", s)
 		}
 		if text, _ := u.AppendText([]byte("x")); string(text) != "x"+formatted {
 			t.Fatalf("AppendText(x) = %q; want x and the String %q", text, formatted)
@@ -71,6 +96,17 @@ func FuzzParseURI(f *testing.F) {
 			t.Fatalf("UnmarshalJSON(MarshalJSON(%q)) = %q; want %q", s, decoded, u)
 		}
 	})
+}
+
+// plainButSeparators says whether json.Marshal writes s as it is but
+// for its & (as \u0026).
+func plainButSeparators(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' {
+			return false
+		}
+	}
+	return true
 }
 
 // FuzzParseThread checks that ParseThread and ParseThreadFor never

@@ -1,6 +1,7 @@
 package name
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -243,10 +244,8 @@ func (u SessionURI) Named() string {
 // Equal says whether u and v are the same URI, marks and all.
 func (u SessionURI) Equal(v SessionURI) bool { return u.String() == v.String() }
 
-// MarshalJSON writes the URI as a string. It writes the text once into
-// a buffer of about its size and escapes it there, from its end: the URI
-// of a session with many claims is long, and a reply carries it
-// (docs/performance.md, "The pile-up").
+// MarshalJSON writes the URI as a string, as json.Marshal writes its
+// String (AppendJSON).
 func (u SessionURI) MarshalJSON() ([]byte, error) {
 	// Room for the text, the quotes, and the \u0026 of each separator.
 	size := len(Scheme) + len(u.User) + len(u.Host) + len(u.Repo) + len(u.Session) + len(u.Worktree) + 40
@@ -256,37 +255,138 @@ func (u SessionURI) MarshalJSON() ([]byte, error) {
 	for _, p := range u.Unknown {
 		size += len(p) + 6
 	}
-	out := make([]byte, 1, size)
-	out[0] = '"'
-	out = u.appendURI(out)
-	special := 0
-	for _, c := range out[1:] {
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			special++
-		case c < 0x20 || c > 0x7e || c == '"' || c == '\\':
-			// Rare (a part this build does not know): json.Marshal
-			// escapes it.
-			return json.Marshal(string(out[1:]))
+	return u.AppendJSON(make([]byte, 0, size)), nil
+}
+
+// AppendJSON appends the URI as a JSON string, byte for byte what
+// json.Marshal writes for its String: the & of each separator as \u0026.
+// It writes each part once, straight into dst: the URI of a session with
+// many claims is long, and a reply carries it (docs/performance.md, "The
+// pile-up").
+func (u SessionURI) AppendJSON(dst []byte) []byte {
+	if out, ok := u.appendJSON(dst, u.Claims, nil, u.Lead); ok {
+		return out
+	}
+	// Rare (a part that JSON escapes, as a query part this build does not
+	// know may hold): json.Marshal writes it.
+	b, _ := json.Marshal(u.String()) // a string always encodes
+	return append(dst, b...)
+}
+
+// AppendJSONWith appends the JSON string of u with the marks of a
+// session in place of its own: claims, the JSON of its claims as
+// [AppendClaimJSON] writes them one after the other, and lead. It writes
+// what u.With(items, lead).AppendJSON writes, with no copy of the items:
+// a caller that keeps the JSON of the claims of a session writes its URI
+// at the cost of a copy of bytes. ok is false, with dst as it came, when
+// a part of u needs an escape; then AppendJSON of u.With writes it.
+func (u SessionURI) AppendJSONWith(dst, claims []byte, lead bool) (out []byte, ok bool) {
+	return u.appendJSON(dst, nil, claims, lead)
+}
+
+// AppendClaimJSON appends one claim of a URI as a JSON string holds it
+// after the session: \u0026claim=ITEM. ok is false, with dst as it came,
+// when the item needs an escape.
+func AppendClaimJSON(dst []byte, item Item) (out []byte, ok bool) {
+	if !jsonPlain(string(item)) {
+		return dst, false
+	}
+	dst = append(dst, jsonAmpersand+"claim="...)
+	return append(dst, item...), true
+}
+
+// jsonAmpersand is the & of a separator as json.Marshal writes it.
+const jsonAmpersand = `\u0026`
+
+// appendJSON appends the JSON string of u with the claims items, then
+// the claims in JSON (of AppendClaimJSON), and the lead mark lead, in
+// place of its own marks. ok is false, with dst as it came, when a part
+// needs an escape other than the \u0026 of the separators.
+func (u SessionURI) appendJSON(dst []byte, items []Item, claims []byte, lead bool) (out []byte, ok bool) {
+	if u.User == "" {
+		return append(dst, `""`...), true // String gives no text
+	}
+	if !jsonPlain(u.User) || !jsonPlain(u.Host) || !jsonPlain(string(u.Repo)) || !jsonPlain(u.Session) || !jsonPlain(u.Worktree) {
+		return dst, false
+	}
+	start := len(dst)
+	dst = append(dst, '"')
+	dst = append(dst, Scheme...)
+	dst = append(dst, u.User...)
+	dst = append(dst, '@')
+	dst = append(dst, u.Host...)
+	if u.Repo != "" {
+		dst = append(dst, '/')
+		dst = append(dst, u.Repo...)
+	}
+	// first: no part of the query yet, so the next one starts with ?.
+	first := true
+	if u.Session != "" {
+		dst = append(dst, "?session="...)
+		dst = append(dst, u.Session...)
+		first = false
+	}
+	for _, item := range items {
+		if !jsonPlain(string(item)) {
+			return dst[:start], false
+		}
+		dst = appendSeparator(dst, first)
+		dst = append(dst, "claim="...)
+		dst = append(dst, item...)
+		first = false
+	}
+	if len(claims) > 0 {
+		if first {
+			// The first part: ? in place of the \u0026 of the first claim.
+			rest, ok := bytes.CutPrefix(claims, []byte(jsonAmpersand))
+			if !ok {
+				return dst[:start], false
+			}
+			dst = append(dst, '?')
+			claims = rest
+		}
+		dst = append(dst, claims...)
+		first = false
+	}
+	if lead {
+		dst = appendSeparator(dst, first)
+		dst = append(dst, "lead=true"...)
+		first = false
+	}
+	for _, part := range u.Unknown {
+		if !jsonPlain(part) {
+			return dst[:start], false
+		}
+		dst = appendSeparator(dst, first)
+		dst = append(dst, part...)
+		first = false
+	}
+	if u.Worktree != "" {
+		dst = append(dst, '#')
+		dst = append(dst, u.Worktree...)
+	}
+	return append(dst, '"'), true
+}
+
+// appendSeparator appends the separator of a part of the query: ? for
+// the first, & (as JSON writes it) for each other.
+func appendSeparator(dst []byte, first bool) []byte {
+	if first {
+		return append(dst, '?')
+	}
+	return append(dst, jsonAmpersand...)
+}
+
+// jsonPlain says whether json.Marshal writes s as it is: printable ASCII
+// with no quote, backslash, <, > or &.
+func jsonPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
 		}
 	}
-	// As json.Marshal writes them: the & of each claim, mostly. Each
-	// takes 6 bytes in place of 1; the bytes move from the end.
-	n := len(out)
-	out = append(out, make([]byte, 5*special)...)
-	const hex = "0123456789abcdef"
-	for i, j := n-1, len(out); special > 0; i-- {
-		c := out[i]
-		if c == '<' || c == '>' || c == '&' {
-			j -= 6
-			out[j], out[j+1], out[j+2], out[j+3], out[j+4], out[j+5] = '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF]
-			special--
-		} else {
-			j--
-			out[j] = c
-		}
-	}
-	return append(out, '"'), nil
+	return true
 }
 
 // UnmarshalJSON reads the URI from a string.

@@ -389,3 +389,75 @@ func TestParseRepo(t *testing.T) {
 		t.Errorf(`Repo("").InGit() = true; want false`)
 	}
 }
+
+// Given URIs of each form, with parts that JSON escapes and parts that
+// it does not, when each is written with its marks apart (the JSON of
+// its claims, AppendJSONWith) and whole (AppendJSON, MarshalJSON), then
+// the bytes are those of json.Marshal of the String of the marked URI,
+// and the marks apart are taken whenever each part is plain.
+func TestGivenMarksApartWhenTheURIIsWrittenThenItIsTheJSONOfItsString(t *testing.T) {
+	many := make([]name.Item, 300)
+	for i := range many {
+		many[i] = name.Item("p1x" + strings.Repeat("a", i%7))
+	}
+	tests := []struct {
+		name  string
+		uri   name.SessionURI
+		items []name.Item
+		lead  bool
+		plain bool
+	}{
+		{name: "zero", uri: name.SessionURI{}, plain: true},
+		{name: "person", uri: name.SessionURI{User: "ann", Host: "h"}, plain: true},
+		{name: "session", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/repo", Session: "s1"}, plain: true},
+		{name: "claims", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/repo", Session: "s1", Worktree: "wt"}, items: []name.Item{"issue-7", "issue-8"}, plain: true},
+		{name: "many claims and the lead", uri: name.SessionURI{User: "p1", Host: "h", Repo: "o/repo", Session: "p1"}, items: many, lead: true, plain: true},
+		{name: "lead alone", uri: name.SessionURI{User: "ann", Host: "h", Repo: "-", Session: "s1"}, lead: true, plain: true},
+		{name: "claims with no session", uri: name.SessionURI{User: "ann", Host: "h"}, items: []name.Item{"x", "y"}, lead: true, plain: true},
+		{name: "lead with no session", uri: name.SessionURI{User: "ann", Host: "h"}, lead: true, plain: true},
+		{name: "unknown parts", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1", Unknown: []string{"zone=eu", "flag"}}, items: []name.Item{"x"}, plain: true},
+		{name: "own marks are not written", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1", Claims: []name.Item{"old"}, Lead: true}, items: []name.Item{"new"}, plain: true},
+		{name: "unknown part to escape", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1", Unknown: []string{"x=<y>", "q=\"é\\"}}, items: []name.Item{"x"}},
+		{name: "item to escape", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1"}, items: []name.Item{"ok", "a&b", "<c>"}},
+		{name: "item not UTF-8", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1"}, items: []name.Item{"\xff"}},
+		{name: "user to escape", uri: name.SessionURI{User: "a\"nn", Host: "h\u2028", Repo: "o/r", Session: "s\x01"}, items: []name.Item{"x"}},
+		{name: "worktree to escape", uri: name.SessionURI{User: "ann", Host: "h", Repo: "o/r", Session: "s1", Worktree: "w\tt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			marked := tt.uri.With(tt.items, tt.lead)
+			want, err := json.Marshal(marked.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var claims []byte
+			plainClaims := true
+			for _, item := range tt.items {
+				var ok bool
+				if claims, ok = name.AppendClaimJSON(claims, item); !ok {
+					plainClaims = false
+				}
+			}
+			// A claim that JSON escapes leaves the marks apart: the
+			// caller writes the marked URI whole.
+			if plainClaims {
+				got, ok := tt.uri.AppendJSONWith([]byte("x"), claims, tt.lead)
+				if ok != tt.plain {
+					t.Errorf("AppendJSONWith(%q) ok = %v; want %v", marked, ok, tt.plain)
+				}
+				if ok && string(got) != "x"+string(want) {
+					t.Errorf("AppendJSONWith(%q)\n = %s\nwant x%s", marked, got, want)
+				}
+				if !ok && string(got) != "x" {
+					t.Errorf("AppendJSONWith(%q) = %s, false; want x as it came", marked, got)
+				}
+			}
+			if got := marked.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+				t.Errorf("AppendJSON(%q)\n = %s\nwant x%s", marked, got, want)
+			}
+			if got, err := marked.MarshalJSON(); err != nil || string(got) != string(want) {
+				t.Errorf("MarshalJSON(%q) = %s, %v\nwant %s", marked, got, err, want)
+			}
+		})
+	}
+}
