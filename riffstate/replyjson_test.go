@@ -121,8 +121,8 @@ func TestGivenSessionsWithClaimsWhenTheRepliesAreWrittenThenTheyAreTheJSONOfThei
 // Given a session with 20 claims whose reply was written (its claims
 // kept as JSON), when a chunk of releases and claims comes before the
 // next reply (a release of the last claim, which cuts it from the kept
-// JSON; of another, which drops it; the last claim at its place again,
-// which only the release tells), then each reply is the JSON of its
+// JSON; of another, which drops it; the last claim at its place again
+// with as many claims as kept, which only the releases tell), then each reply is the JSON of its
 // value, with the claims of the session.
 func TestGivenKeptClaimsWhenAChunkReleasesAndClaimsThenTheReplyHasTheClaimsOfTheSession(t *testing.T) {
 	type change struct {
@@ -140,6 +140,9 @@ func TestGivenKeptClaimsWhenAChunkReleasesAndClaimsThenTheReplyHasTheClaimsOfThe
 		{"the last two released", [][]change{{rel("issue-19"), rel("issue-18")}, {cl("issue-18")}}},
 		{"the first released", [][]change{{rel("issue-0")}, {rel("issue-19")}}},
 		{"the last back at its place", [][]change{{rel("issue-19"), rel("issue-0"), cl("issue-new"), cl("issue-19")}}},
+		// As many claims as kept, with the kept last one last: only the
+		// release of the first tells that the kept JSON is old.
+		{"the first released and the last back at its place", [][]change{{rel("issue-0"), rel("issue-19"), cl("issue-new"), cl("issue-19")}}},
 		{"all released", [][]change{func() (all []change) {
 			for i := range 20 {
 				all = append(all, rel(name.Item(fmt.Sprintf("issue-%d", 19-i))))
