@@ -133,10 +133,9 @@ func (u SessionURI) String() string {
 // AppendText appends the URI as String formats it (encoding.TextAppender).
 func (u SessionURI) AppendText(b []byte) ([]byte, error) { return u.appendURI(b), nil }
 
-func (u SessionURI) appendURI(b []byte) []byte {
-	if u.User == "" {
-		return b
-	}
+// appendHead appends the part of u before its query: the scheme,
+// user@host, and /repo when u has one.
+func (u SessionURI) appendHead(b []byte) []byte {
 	b = append(b, Scheme...)
 	b = append(b, u.User...)
 	b = append(b, '@')
@@ -145,6 +144,14 @@ func (u SessionURI) appendURI(b []byte) []byte {
 		b = append(b, '/')
 		b = append(b, u.Repo...)
 	}
+	return b
+}
+
+func (u SessionURI) appendURI(b []byte) []byte {
+	if u.User == "" {
+		return b
+	}
+	b = u.appendHead(b)
 	sep := byte('?')
 	if u.Session != "" {
 		b = append(b, sep)
@@ -310,15 +317,7 @@ func (u SessionURI) appendJSON(dst []byte, items []Item, claims []byte, lead boo
 		return dst, false
 	}
 	start := len(dst)
-	dst = append(dst, '"')
-	dst = append(dst, Scheme...)
-	dst = append(dst, u.User...)
-	dst = append(dst, '@')
-	dst = append(dst, u.Host...)
-	if u.Repo != "" {
-		dst = append(dst, '/')
-		dst = append(dst, u.Repo...)
-	}
+	dst = u.appendHead(append(dst, '"'))
 	// first: no part of the query yet, so the next one starts with ?.
 	first := true
 	if u.Session != "" {
