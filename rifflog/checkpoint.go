@@ -48,7 +48,7 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	name := CheckpointName(c.Position, c.WrittenAtMs)
 	// A build that is not UTF-8 would be written as U+FFFD and never read
 	// back in its canonical form.
-	if c.WrittenAtMs < 0 || !json.Valid(c.State) || !utf8.ValidString(c.Build) {
+	if c.WrittenAtMs < 0 || !validJSON(c.State) || !utf8.ValidString(c.Build) {
 		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	// The state as json.Marshal writes it in the object (compact, with
@@ -97,7 +97,7 @@ func WriteFramedCheckpoint(ctx context.Context, s Store, c Checkpoint, framed []
 		return "", fmt.Errorf("write %s: the room %d is not in the frame of %d bytes: %w", name, room, len(framed), ErrInvalid)
 	}
 	c.State = framed[room:]
-	if c.WrittenAtMs < 0 || !json.Valid(c.State) || !utf8.ValidString(c.Build) {
+	if c.WrittenAtMs < 0 || !validJSON(c.State) || !utf8.ValidString(c.Build) {
 		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	if !canonicalJSON(c.State) {
@@ -188,7 +188,7 @@ func decodeCheckpoint(data []byte) (Checkpoint, error) {
 		summed    sync.WaitGroup
 	)
 	summed.Go(func() { sum, canonical = sha256.Sum256(state), canonicalJSON(state) })
-	valid := json.Valid(state)
+	valid := validJSON(state)
 	summed.Wait()
 	if !valid || !canonical {
 		return Checkpoint{}, errors.New("not in its canonical form")

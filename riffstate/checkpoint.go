@@ -88,6 +88,15 @@ func (s *State) EncodeCheckpoint() ([]byte, error) {
 // LoadCheckpoint makes a state from a checkpoint: both copies are the
 // riff of the checkpoint. The caller replays the records after it.
 func LoadCheckpoint(data []byte, opts Options) (*State, error) {
+	return loadCheckpoint(data, opts, splitThreadsAt)
+}
+
+// loadCheckpoint is LoadCheckpoint, with the threads decoded in pieces
+// (loadSplit) when they take at least minThreads bytes.
+func loadCheckpoint(data []byte, opts Options, minThreads int) (*State, error) {
+	if s, ok, err := loadSplit(data, opts, minThreads); ok {
+		return s, err
+	}
 	// Two copies: decode the riff a second time rather than share maps.
 	// The second decode runs in a goroutine of its own on the same bytes
 	// (both only read them), joined before the function returns: the
@@ -109,8 +118,15 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 	if twinErr != nil {
 		return nil, fmt.Errorf("load checkpoint: %w", twinErr)
 	}
+	return loaded(data, opts, cp, twin.Riff), nil
+}
+
+// loaded gives the state of the checkpoint cp, decoded from data, with
+// twin, a riff equal to cp.Riff that shares nothing with it that Apply
+// changes, as the written copy.
+func loaded(data []byte, opts Options, cp Checkpoint, twin *Riff) *State {
 	s := New(opts)
-	s.pending, s.written = cp.Riff.fill(), twin.Riff.fill()
+	s.pending, s.written = cp.Riff.fill(), twin.fill()
 	if cp.Cursors != nil {
 		s.presence.Cursors = cp.Cursors
 	}
@@ -123,7 +139,7 @@ func LoadCheckpoint(data []byte, opts Options) (*State, error) {
 	s.answered = answeredOf(cp.Calls)
 	// The Shadow of the engine starts from the same bytes.
 	s.origin = &origin{base: data}
-	return s, nil
+	return s
 }
 
 // decodeCheckpoint decodes the JSON of a checkpoint.
