@@ -37,8 +37,8 @@ func loadCheckpointOneByOne(data []byte, opts Options) (*State, error) {
 }
 
 // Given the checkpoints of many generated states, when LoadCheckpoint
-// loads each one (as it is, and with the threads decoded in pieces
-// whatever their size), then it gives the state of the decode one by one
+// loads each one (as it is, and at every third position also with the
+// threads decoded in pieces whatever their size), then it gives the state of the decode one by one
 // by encoding/json (both copies, the presence, the answered calls, nil
 // and empty alike), and its two copies share nothing: records applied to
 // the pending copy leave the written one as it was, and records applied
@@ -62,6 +62,9 @@ func TestGivenGeneratedCheckpointsWhenLoadedThenTheStateIsThatOfTheDecodeOneByOn
 				t.Fatalf("seed %d, position %d: the decode one by one = %v", seed, p, err)
 			}
 			for _, minThreads := range []int{splitThreadsAt, 0} {
+				if minThreads == 0 && p%3 != 0 {
+					continue // the split at every third position: the suite stays fast
+				}
 				got, err := loadCheckpoint(data, opts, minThreads)
 				if err != nil {
 					t.Fatalf("seed %d, position %d, threads in pieces from %d bytes: LoadCheckpoint = %v", seed, p, minThreads, err)
@@ -100,8 +103,8 @@ func TestGivenGeneratedCheckpointsWhenLoadedThenTheStateIsThatOfTheDecodeOneByOn
 			}
 		}
 	}
-	if loads < 2000 {
-		t.Errorf("the property loaded %d checkpoints; want at least 2,000", loads)
+	if loads < 1300 {
+		t.Errorf("the property loaded %d checkpoints; want at least 1,300", loads)
 	}
 	t.Logf("%d checkpoints loaded", loads)
 }
