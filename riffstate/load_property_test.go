@@ -144,6 +144,8 @@ func FuzzDecodeSplitIsTheDecodeOfTheWhole(f *testing.F) {
 	for _, form := range []string{
 		`{"version":"1","riff":{"threads":{"o/r":{"name":"o/r","members":{}},"o/s":{"name":"o/s","last_seq":2}}}}`,
 		`{"riff":{"threads":{}},"riff":{"threads":{"o/r":{"name":"o/r"}}}}`,
+		`{"riff":{"threads":{"o/r":{"name":"o/r"}}},"riff":{"threads":{}}}`,
+		`{"riff":{"threads":{"o/r":{"name":"o/r"}},"threads":{}}}`,
 		`{"riff":{"threads":{"o/r":{"name":"o/r"}},"Threads":{}}}`,
 		`{"riff":{"thre\u0061ds":{"o/r":{"name":"o/r"}}}}`,
 		`{"RIFF":{"threads":{}},"riff":{"threads":{"o/r":{"name":"o/r"}}}}`,

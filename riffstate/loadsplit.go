@@ -111,42 +111,42 @@ func copyThreads(threads map[name.Thread]*Thread) map[name.Thread]*Thread {
 // or "threads" with other bytes (an escape, a byte that is not ASCII,
 // another letter case), or comes twice.
 func threadsOf(data []byte) (threads span, starts []int, ok bool) {
-	riffs, threadsNamed := 0, 0
-	end, ok := eachMember(data, 0, func(name []byte, _, at int) (int, bool) {
-		is, clear := nameIs(name, "riff")
+	end, ok := onlyMember(data, 0, "riff", func(at int) (int, bool) {
+		return onlyMember(data, at, "threads", func(at int) (int, bool) {
+			end, ok := eachMember(data, at, func(_ []byte, member, at int) (int, bool) {
+				starts = append(starts, member)
+				return skipValue(data, at)
+			})
+			threads = span{at, end}
+			return end, ok
+		})
+	})
+	if !ok || end != len(data) {
+		return span{}, nil, false
+	}
+	return threads, starts, true
+}
+
+// onlyMember walks the compact object at data[at] and gives the start
+// of the value of its member key to value, which gives the end of the
+// value; it skips every other member. ok is false when no member, or
+// more than one, is named key, or when a name is not clear (nameIs).
+func onlyMember(data []byte, at int, key string, value func(at int) (end int, ok bool)) (end int, ok bool) {
+	named := 0
+	end, ok = eachMember(data, at, func(name []byte, _, at int) (int, bool) {
+		is, clear := nameIs(name, key)
 		switch {
 		case !clear:
 			return 0, false
 		case !is:
 			return skipValue(data, at)
 		}
-		if riffs++; riffs > 1 {
+		if named++; named > 1 {
 			return 0, false
 		}
-		return eachMember(data, at, func(name []byte, _, at int) (int, bool) {
-			is, clear := nameIs(name, "threads")
-			switch {
-			case !clear:
-				return 0, false
-			case !is:
-				return skipValue(data, at)
-			}
-			if threadsNamed++; threadsNamed > 1 {
-				return 0, false
-			}
-			threads.start = at
-			end, ok := eachMember(data, at, func(_ []byte, member, at int) (int, bool) {
-				starts = append(starts, member)
-				return skipValue(data, at)
-			})
-			threads.end = end
-			return end, ok
-		})
+		return value(at)
 	})
-	if !ok || end != len(data) || threadsNamed != 1 {
-		return span{}, nil, false
-	}
-	return threads, starts, true
+	return end, ok && named == 1
 }
 
 // nameIs says whether the name of a member is key (is), and whether it
