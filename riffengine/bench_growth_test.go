@@ -3,7 +3,6 @@ package riffengine_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -130,40 +129,4 @@ func BenchmarkHandlerPileUp(b *testing.B) {
 // steady pair at 1 claim in the same run (goal 2 of issue 23).
 //
 //	cd riffengine && go test -run '^$' -bench 'HandlerClaimRelease' -benchtime 64000x -count 1 .
-func BenchmarkHandlerClaimReleaseAt1000(b *testing.B) {
-	send, setup := benchHandler(b)
-	setup("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
-	const goroutines, held = 64, 999
-	type calls struct{ claim, release []byte }
-	perSession := make([]calls, goroutines)
-	for c := range goroutines {
-		me := name.SessionURI{User: fmt.Sprintf("u%d", c), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c)}
-		for i := range held {
-			setup("/v1/claim", wire.Claim{Me: me, Item: name.Item(fmt.Sprintf("held-%d-%d", c, i))})
-		}
-		item := name.Item(fmt.Sprintf("item-%d", c))
-		perSession[c].claim, _ = json.Marshal(wire.Claim{Me: me, Item: item})
-		perSession[c].release, _ = json.Marshal(wire.Release{Me: me, Item: item})
-	}
-	var next atomic.Int64
-	b.SetParallelism((goroutines + 1) / 2)
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := processCPU(b)
-	b.RunParallel(func(pb *testing.PB) {
-		c := int(next.Add(1)-1) % goroutines
-		w := &benchWriter{header: http.Header{}}
-		body := bytes.NewReader(nil)
-		r := httptest.NewRequest(http.MethodPost, "/v1/claim", body)
-		for i := 0; pb.Next(); i++ {
-			if i%2 == 0 {
-				send(w, r, body, "/v1/claim", perSession[c].claim)
-			} else {
-				send(w, r, body, "/v1/release", perSession[c].release)
-			}
-		}
-	})
-	cpu := processCPU(b) - cpu0
-	b.StopTimer()
-	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/call")
-}
+func BenchmarkHandlerClaimReleaseAt1000(b *testing.B) { benchClaimRelease(b, 999) }

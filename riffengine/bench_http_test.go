@@ -195,7 +195,11 @@ func BenchmarkFsyncRate(b *testing.B) {
 // call; the load benchmarks read against it (docs/performance.md).
 //
 //	go test -run '^$' -bench HandlerClaimRelease -benchtime 200000x -count 5 ./riffengine
-func BenchmarkHandlerClaimRelease(b *testing.B) {
+func BenchmarkHandlerClaimRelease(b *testing.B) { benchClaimRelease(b, 0) }
+
+// benchClaimRelease is the steady pair of BenchmarkHandlerClaimRelease
+// by 64 sessions that each hold held other claims first.
+func benchClaimRelease(b *testing.B, held int) {
 	send, setup := benchHandler(b)
 	setup("/v1/resume", wire.Resume{Me: name.SessionURI{User: "admin", Host: "h"}, Riff: true})
 	const goroutines = 64
@@ -204,6 +208,9 @@ func BenchmarkHandlerClaimRelease(b *testing.B) {
 	for c := range goroutines {
 		me := name.SessionURI{User: fmt.Sprintf("u%d", c), Host: "h", Repo: "o/repo", Session: fmt.Sprintf("s%04d", c)}
 		setup("/v1/register", wire.Register{Me: me})
+		for i := range held {
+			setup("/v1/claim", wire.Claim{Me: me, Item: name.Item(fmt.Sprintf("held-%d-%d", c, i))})
+		}
 		item := name.Item(fmt.Sprintf("item-%d", c))
 		perSession[c].claim, _ = json.Marshal(wire.Claim{Me: me, Item: item})
 		perSession[c].release, _ = json.Marshal(wire.Release{Me: me, Item: item})
