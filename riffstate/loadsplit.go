@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
+	"github.com/como-technologies/riff/riffcore/record"
 )
 
 // The threads of a riff are almost all the bytes of a large checkpoint
@@ -60,8 +61,14 @@ func decodeSplit(data []byte, minThreads int) (cp Checkpoint, twin *Riff, ok boo
 	)
 	finished.Go(func() { cp, errs[0] = decodeCheckpoint(rest) })
 	finished.Go(func() { errs[1] = json.Unmarshal(rest, &second) })
+	names := record.NewDecoder() // the pieces share the names of their messages
 	for i, piece := range pieces {
-		finished.Go(func() { errs[2+i] = json.Unmarshal(piece, &threads[i]) })
+		finished.Go(func() {
+			var ok bool
+			if threads[i], ok = decodeThreadsFast(piece, names); !ok {
+				errs[2+i] = json.Unmarshal(piece, &threads[i])
+			}
+		})
 	}
 	finished.Wait()
 	if err := errs[0]; err != nil {

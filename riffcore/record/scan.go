@@ -139,6 +139,12 @@ type reader struct {
 	i int
 	// d interns the names; nil interns nothing.
 	d *Decoder
+	// extra reads the value of a key that is no field of the type being
+	// read, and says whether the key was its own (read) and whether the
+	// value read (ok); nil leaves each such key to unknown. Only
+	// DecodePostedAt sets it, for the keys of the top level of a Posted:
+	// readPosted calls unknown only for those.
+	extra func(key []byte) (read, ok bool)
 }
 
 // space skips white space and gives the index after it.
@@ -169,6 +175,11 @@ func (r *reader) object(field func(key []byte) bool) bool {
 // is one of theirs in another case is not read here (encoding/json would
 // read it into its field: the slow path decides).
 func (r *reader) unknown(key []byte, lists ...string) bool {
+	if r.extra != nil {
+		if read, ok := r.extra(key); read {
+			return ok
+		}
+	}
 	for _, list := range lists {
 		for rest := list; rest != ""; {
 			var known string
