@@ -166,7 +166,7 @@ func BenchmarkDurableClaimsHTTP(b *testing.B) {
 // the same load: a handler that reads the body and writes a small JSON
 // (loadtool.Trivial, the ceiling of the load benchmark of riff-server).
 func BenchmarkTrivialHTTP(b *testing.B) {
-	srv := httptest.NewServer(loadtool.Trivial())
+	srv := httptest.NewServer(loadtool.Trivial(loadtool.ClaimReply(1)))
 	defer srv.Close()
 	body, _ := json.Marshal(wire.Claim{Me: name.SessionURI{User: "u1", Host: "h", Repo: "o/repo", Session: "s0001"}, Item: "item-1"})
 	load(b, newBenchClient(), srv.URL, func(c, i int) (string, []byte) { return "/v1/claim", body })

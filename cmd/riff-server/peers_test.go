@@ -234,8 +234,25 @@ func BenchmarkGrowth(b *testing.B) {
 	}
 	type figures struct{ steadyRate, pileRatio, freshRatio, freshWorstP99, kbSession []float64 }
 	all := make([]figures, len(bins))
+	var ceilingRatio []float64
 	b.ResetTimer()
 	for round := range b.N {
+		// The ceiling of the pile-up: the durable trivial handler, with the
+		// reply of riff-server to a session of 1 claim, then of 1,000 (the
+		// end of the pile-up): what the bytes of the reply cost alone.
+		var ceiling [2]loadtool.Result
+		for i, claims := range []string{"1", "1000"} {
+			chunks := filepath.Join(root, fmt.Sprintf("ceiling-%d-%s", round, claims))
+			if err := os.Mkdir(chunks, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			dt, dtURL := startTrivial(b, load, filepath.Join(root, fmt.Sprintf("ceiling-%d-%s.log", round, claims)), "-dir", chunks, "-claims", claims)
+			runJSON(b, &ceiling[i], load, loadArgs(dtURL, steady, "-duration", "10s")...)
+			dt.stop(b)
+		}
+		ceilingRatio = append(ceilingRatio, ceiling[1].CallsPerS/ceiling[0].CallsPerS)
+		b.Logf("round %d, the ceiling of the pile-up: the durable trivial handler %.0f calls/s (p99 %.2f ms) with the reply of 1 claim, %.0f (p99 %.2f ms) with the reply of 1,000 (%d bytes) = %.2f",
+			round+1, ceiling[0].CallsPerS, ceiling[0].P99Ms, ceiling[1].CallsPerS, ceiling[1].P99Ms, len(loadtool.ClaimReply(1000)), ceilingRatio[round])
 		for k, bin := range bins {
 			f := &all[k]
 			store := filepath.Join(root, fmt.Sprintf("store-%d-%d", round, k))
@@ -289,6 +306,7 @@ func BenchmarkGrowth(b *testing.B) {
 	f := all[len(all)-1]
 	b.ReportMetric(median(f.steadyRate), "steady-calls/s")
 	b.ReportMetric(median(f.pileRatio), "pileup-last/steady")
+	b.ReportMetric(median(ceilingRatio), "ceiling-1000/1")
 	b.ReportMetric(median(f.freshRatio), "fresh-last/first")
 	b.ReportMetric(median(f.freshWorstP99), "fresh-worst-p99-ms")
 	b.ReportMetric(median(f.kbSession), "rss-KB/session")

@@ -155,7 +155,7 @@ func TestRunConnectionClose(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		w.Header().Set("Connection", "close")
-		Trivial().ServeHTTP(w, r)
+		Trivial(ClaimReply(1)).ServeHTTP(w, r)
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {

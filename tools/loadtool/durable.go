@@ -25,6 +25,7 @@ import (
 // that wait then get a 503.
 type Durable struct {
 	dir     string
+	reply   []byte
 	queue   chan durableCall
 	closing chan struct{}
 	stopped chan struct{}
@@ -39,9 +40,9 @@ type durableCall struct {
 	done chan error
 }
 
-// NewDurable makes the server of the chunks in dir (which must exist)
-// and starts its writer.
-func NewDurable(dir string) (*Durable, error) {
+// NewDurable makes the server of the chunks in dir (which must exist),
+// which writes reply to each call, and starts its writer.
+func NewDurable(dir string, reply []byte) (*Durable, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -49,13 +50,13 @@ func NewDurable(dir string) (*Durable, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	d := &Durable{dir: dir, queue: make(chan durableCall, 1024),
+	d := &Durable{dir: dir, reply: reply, queue: make(chan durableCall, 1024),
 		closing: make(chan struct{}), stopped: make(chan struct{})}
 	go d.writer()
 	return d, nil
 }
 
-// ServeHTTP reads the body, waits for its chunk and writes TrivialReply.
+// ServeHTTP reads the body, waits for its chunk and writes its reply.
 func (d *Durable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -79,7 +80,7 @@ func (d *Durable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, TrivialReply)
+	_, _ = w.Write(d.reply)
 }
 
 // Written gives the chunks written and the calls that they hold.

@@ -20,7 +20,7 @@ import (
 // left.
 func TestDurableKeepsEachBodyInOneChunk(t *testing.T) {
 	dir := t.TempDir()
-	d, err := NewDurable(dir)
+	d, err := NewDurable(dir, ClaimReply(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestDurableRefusesWhenTheChunkFails(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDurable(dir)
+	d, err := NewDurable(dir, ClaimReply(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestDurableRefusesWhenTheChunkFails(t *testing.T) {
 // Given a Durable server with calls waiting, when it closes, then each
 // call gets an answer and Close returns.
 func TestDurableCloseAnswersEachCall(t *testing.T) {
-	d, err := NewDurable(t.TempDir())
+	d, err := NewDurable(t.TempDir(), ClaimReply(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestNewDurableNeedsADirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(t.TempDir(), "missing"), file} {
-		if _, err := NewDurable(p); err == nil {
+		if _, err := NewDurable(p, ClaimReply(1)); err == nil {
 			t.Errorf("NewDurable(%s) gave no error", p)
 		}
 	}

@@ -19,7 +19,7 @@ func TestRunCountsEachCall(t *testing.T) {
 		mu.Lock()
 		seen[r.URL.Path]++
 		mu.Unlock()
-		Trivial().ServeHTTP(w, r)
+		Trivial(ClaimReply(1)).ServeHTTP(w, r)
 	}))
 	defer srv.Close()
 	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 4, Count: 200,
@@ -47,7 +47,7 @@ func TestRunCountsEachCall(t *testing.T) {
 }
 
 func TestRunDurationAndWarmup(t *testing.T) {
-	srv := httptest.NewServer(Trivial())
+	srv := httptest.NewServer(Trivial(ClaimReply(1)))
 	defer srv.Close()
 	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 2, Duration: 100 * time.Millisecond,
 		Warmup: 50 * time.Millisecond, Body: func(c, i int) (string, []byte) { return "/", nil }})
@@ -84,7 +84,7 @@ func TestFsyncRate(t *testing.T) {
 // Given a load with a Window, when it ends, then each measured call is in
 // exactly one window, and each window counts the calls before it.
 func TestGivenAWindowWhenTheLoadEndsThenEachCallIsInOneWindow(t *testing.T) {
-	srv := httptest.NewServer(Trivial())
+	srv := httptest.NewServer(Trivial(ClaimReply(1)))
 	defer srv.Close()
 	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 3, Count: 600, Window: time.Millisecond,
 		Body: func(c, i int) (string, []byte) { return "/", nil }})

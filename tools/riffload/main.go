@@ -107,10 +107,15 @@ func trivial(args []string) error {
 	fs := flag.NewFlagSet("trivial", flag.ExitOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
 	dir := fs.String("dir", "", "answer each call once its body is in a chunk file in this directory (loadtool.Durable)")
+	claims := fs.Int("claims", 1, "answer each call with riff-server's reply to a claim by a session that holds this many claims (loadtool.ClaimReply)")
 	_ = fs.Parse(args)
-	handler := loadtool.Trivial()
+	if *claims < 1 {
+		return fmt.Errorf("-claims %d: a reply holds at least 1 claim", *claims)
+	}
+	reply := loadtool.ClaimReply(*claims)
+	handler := loadtool.Trivial(reply)
 	if *dir != "" {
-		d, err := loadtool.NewDurable(*dir)
+		d, err := loadtool.NewDurable(*dir, reply)
 		if err != nil {
 			return err
 		}
