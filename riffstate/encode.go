@@ -2,9 +2,7 @@ package riffstate
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/como-technologies/riff/riffcore/name"
@@ -130,7 +128,7 @@ func sorted[K ~string, V any](m map[K]V) []entry[K, V] {
 	for key, value := range m {
 		entries = append(entries, entry[K, V]{key, value})
 	}
-	slices.SortFunc(entries, func(a, b entry[K, V]) int { return strings.Compare(string(a.key), string(b.key)) })
+	sortEntries(entries)
 	return entries
 }
 
@@ -204,10 +202,10 @@ func appendSession(b []byte, s *Session) []byte {
 	return append(b, '}')
 }
 
-// appendURI appends a URI as its MarshalJSON writes it: the JSON string
-// of its text.
+// appendURI appends a URI as its MarshalJSON writes it (the JSON string
+// of its text), with no string of the text made.
 func appendURI(b []byte, u name.SessionURI) []byte {
-	return appendJSONString(b, u.String())
+	return u.AppendJSON(b)
 }
 
 func appendThreads(b []byte, m map[name.Thread]*Thread) ([]byte, error) {
@@ -266,7 +264,7 @@ func appendClaims(b []byte, m map[string]*Holding) []byte {
 			continue
 		}
 		b = append(b, `{"holder":`...)
-		b = appendJSONString(b, h.Holder.String())
+		b = appendWho(b, h.Holder)
 		if !h.URI.IsZero() {
 			b = append(b, `,"uri":`...)
 			b = appendURI(b, h.URI)
@@ -289,7 +287,7 @@ func appendLeads(b []byte, m map[string]name.Who) []byte {
 	b = append(b, '{')
 	for i, e := range sorted(m) {
 		b = appendKey(b, i, e.key)
-		b = appendJSONString(b, e.value.String())
+		b = appendWho(b, e.value)
 	}
 	return append(b, '}')
 }
@@ -369,8 +367,17 @@ func appendField(b []byte, n int, key string) ([]byte, int) {
 // or \u00XX, a byte that is not UTF-8 as \ufffd. FuzzAppendJSONString
 // holds it to json.Marshal.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	b = appendJSONStringBody(b, s)
+	return append(b, '"')
+}
+
+// appendJSONStringBody appends s as appendJSONString does, with no
+// quotes around it. Each escape is of one character (a byte that is not
+// UTF-8 is one character too), so the body of a+b is the body of a then
+// that of b when b starts with ASCII.
+func appendJSONStringBody(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -417,6 +424,17 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
+	return append(b, s[start:]...)
+}
+
+// appendWho appends w as json.Marshal writes w.String(), with no string
+// made: the holder of each claim of a checkpoint.
+func appendWho(b []byte, w name.Who) []byte {
+	b = append(b, '"')
+	b = appendJSONStringBody(b, w.User)
+	if w.Session != "" {
+		b = append(b, '/')
+		b = appendJSONStringBody(b, w.Session)
+	}
 	return append(b, '"')
 }

@@ -202,3 +202,22 @@ func BenchmarkCheckpointEncodeFresh(b *testing.B) {
 		}
 	})
 }
+
+// FuzzAppendWhoIsTheMarshalOfItsString: the holder of a claim and a lead
+// are written as json.Marshal writes Who.String(), for any user and
+// session (a byte that is not UTF-8 at the end of the user too).
+func FuzzAppendWhoIsTheMarshalOfItsString(f *testing.F) {
+	for _, s := range [][2]string{{"mike", "a6cf"}, {"mike", ""}, {"\xe2\x80", "x"}, {"<&>", "\u2028"}, {"\xff", "\xff"}, {"", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, user, session string) {
+		w := name.Who{User: user, Session: session}
+		want, err := json.Marshal(w.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendWho([]byte("x"), w); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("appendWho(%q) = %s; json.Marshal gives %s", w, got[1:], want)
+		}
+	})
+}
