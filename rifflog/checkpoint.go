@@ -48,7 +48,8 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	name := CheckpointName(c.Position, c.WrittenAtMs)
 	// A build that is not UTF-8 would be written as U+FFFD and never read
 	// back in its canonical form.
-	if c.WrittenAtMs < 0 || !validJSON(c.State) || !utf8.ValidString(c.Build) {
+	valid, canonical := scanJSON(c.State)
+	if c.WrittenAtMs < 0 || !valid || !utf8.ValidString(c.Build) {
 		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	// The state as json.Marshal writes it in the object (compact, with
@@ -57,7 +58,7 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	// and the object is then its envelope and the state, with no
 	// encode of the state again (docs/performance.md, "The checkpoint
 	// of a large state").
-	if !canonicalJSON(c.State) {
+	if !canonical {
 		state, err := json.Marshal(c.State)
 		if err != nil {
 			return "", fmt.Errorf("write %s: %w", name, err)
@@ -97,10 +98,11 @@ func WriteFramedCheckpoint(ctx context.Context, s Store, c Checkpoint, framed []
 		return "", fmt.Errorf("write %s: the room %d is not in the frame of %d bytes: %w", name, room, len(framed), ErrInvalid)
 	}
 	c.State = framed[room:]
-	if c.WrittenAtMs < 0 || !validJSON(c.State) || !utf8.ValidString(c.Build) {
+	valid, canonical := scanJSON(c.State)
+	if c.WrittenAtMs < 0 || !valid || !utf8.ValidString(c.Build) {
 		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
-	if !canonicalJSON(c.State) {
+	if !canonical {
 		return WriteCheckpoint(ctx, s, c)
 	}
 	c.StateSum = sha256.Sum256(c.State)
@@ -155,8 +157,8 @@ var stateKey = []byte(`,"state":`)
 // the bytes of json.Marshal(c) and a newline. The envelope is decoded and
 // encoded again, and the state is never decoded here (riffstate does):
 // it is checked to be valid JSON, in the form that json.Marshal would
-// give back unchanged (one scan, canonicalJSON), and of its checksum,
-// the scans in two goroutines joined before it returns, and taken
+// give back unchanged (one scan, scanJSON), and of its checksum,
+// the two in two goroutines joined before it returns, and taken
 // without a copy of its bytes (docs/performance.md, "Goal 3"). It reads
 // exactly what the decode of the whole object by encoding/json and the
 // same checks read (FuzzDecodeCheckpointIsTheDecodeOfTheWholeObject).
@@ -183,12 +185,11 @@ func decodeCheckpoint(data []byte) (Checkpoint, error) {
 	}
 	state := data[end : len(data)-2 : len(data)-2]
 	var (
-		sum       Sum
-		canonical bool
-		summed    sync.WaitGroup
+		sum    Sum
+		summed sync.WaitGroup
 	)
-	summed.Go(func() { sum, canonical = sha256.Sum256(state), canonicalJSON(state) })
-	valid := validJSON(state)
+	summed.Go(func() { sum = sha256.Sum256(state) })
+	valid, canonical := scanJSON(state)
 	summed.Wait()
 	if !valid || !canonical {
 		return Checkpoint{}, errors.New("not in its canonical form")
@@ -226,36 +227,6 @@ func encodeCheckpoint(c Checkpoint) ([]byte, error) {
 	out = append(out, head...)
 	out = append(out, c.State...)
 	return append(out, '}'), nil
-}
-
-// canonicalJSON tells whether valid JSON is in the form that
-// json.Marshal of it as a json.RawMessage gives, so that it would come
-// back unchanged: no space, tab, CR or LF outside strings, and no <, >,
-// & nor U+2028 or U+2029 anywhere (json.Marshal escapes them inside
-// strings; outside strings valid JSON has none).
-func canonicalJSON(data []byte) bool {
-	inString, escaped := false, false
-	for i, c := range data {
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			return false
-		case c == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2]&^1 == 0xA8:
-			return false
-		case inString:
-			if escaped {
-				escaped = false
-			} else if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			return false
-		}
-	}
-	return true
 }
 
 // Loaded is the checkpoint that a start uses.
