@@ -93,6 +93,14 @@ func (e *Engine) EncodeByCopy() (n int, held time.Duration, err error) {
 	return len(cp.state()), held, err
 }
 
+// OnEncodes runs f on the goroutine of each checkpoint, right before its
+// encode.
+func (e *Engine) OnEncodes(f func()) {
+	e.mu.Lock()
+	e.beforeEncode = f
+	e.mu.Unlock()
+}
+
 // PauseEncodes makes each checkpoint wait right before its encode: entered
 // gets a value when one waits there, and release lets it go on.
 func (e *Engine) PauseEncodes() (entered <-chan struct{}, release func()) {

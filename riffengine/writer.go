@@ -375,30 +375,32 @@ func (e *Engine) maybeCheckpoint(ctx context.Context) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		began := e.opts.Now()
-		defer func() {
-			ended := e.opts.Now()
-			e.mu.Lock()
-			e.ckpWriting = false
-			// The clock of the engine: a test's clock that stands still
-			// gives no rest; one that jumps during a checkpoint gives at
-			// most a minute.
-			e.ckpTook, e.ckpEnded = min(ended.Sub(began), time.Minute), ended
-			e.mu.Unlock()
-		}()
-		cp, write, err := e.encodeCaptured(c)
-		if err != nil {
-			e.log.Warn("no checkpoint", "error", err.Error())
-		}
-		if !write {
-			return
-		}
-		// A stop does not cut the write: it has a time of its own.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := e.writeCheckpoint(ctx, cp); err != nil {
-			e.log.Warn("no checkpoint", "error", err.Error())
-		}
+		inBackground(func() {
+			began := e.opts.Now()
+			defer func() {
+				ended := e.opts.Now()
+				e.mu.Lock()
+				e.ckpWriting = false
+				// The clock of the engine: a test's clock that stands still
+				// gives no rest; one that jumps during a checkpoint gives at
+				// most a minute.
+				e.ckpTook, e.ckpEnded = min(ended.Sub(began), time.Minute), ended
+				e.mu.Unlock()
+			}()
+			cp, write, err := e.encodeCaptured(c)
+			if err != nil {
+				e.log.Warn("no checkpoint", "error", err.Error())
+			}
+			if !write {
+				return
+			}
+			// A stop does not cut the write: it has a time of its own.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if err := e.writeCheckpoint(ctx, cp); err != nil {
+				e.log.Warn("no checkpoint", "error", err.Error())
+			}
+		})
 	}()
 }
 

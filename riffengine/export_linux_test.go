@@ -1,0 +1,7 @@
+package riffengine
+
+// The seams of the tests of the checkpoint's thread.
+var (
+	ThreadNice = threadNice
+	ThreadEnds = threadEnds
+)
