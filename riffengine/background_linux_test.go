@@ -10,22 +10,22 @@ import (
 )
 
 // The decision (docs/decisions.md, "The checkpoint maker at the lowest
-// priority"): a checkpoint encodes and writes on a thread of its own at
-// nice 19, which ends with it, so that no goroutine of the calls ever
-// runs at that priority.
+// priority"): a checkpoint encodes and writes on a thread of its own,
+// SCHED_IDLE at nice 19, which ends with it, so that no goroutine of the
+// calls ever runs at that priority.
 func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWithIt(t *testing.T) {
 	st := mem.New()
 	r := start2(t, st, newClock())
-	type seen struct{ nice, tid int }
+	type seen struct{ nice, policy, tid int }
 	threads := make(chan seen, 16)
 	errs := make(chan error, 16)
 	r.e.OnEncodes(func() {
-		nice, tid, err := riffengine.ThreadNice()
+		nice, policy, tid, err := riffengine.ThreadNice()
 		if err != nil {
 			errs <- err
 			return
 		}
-		threads <- seen{nice, tid}
+		threads <- seen{nice, policy, tid}
 	})
 	r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
 	exercise(r, 0, 90)
@@ -37,8 +37,8 @@ func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWi
 	case <-time.After(time.Minute):
 		t.Fatalf("no checkpoint came to its encode in a minute: position %d", r.position())
 	}
-	if got.nice != 19 {
-		t.Fatalf("the thread of the checkpoint runs at nice %d, want 19", got.nice)
+	if got.nice != 19 || got.policy != 5 {
+		t.Fatalf("the thread of the checkpoint runs at nice %d, policy %d; want nice 19, policy 5 (SCHED_IDLE)", got.nice, got.policy)
 	}
 	if got.tid == syscall.Gettid() {
 		t.Fatal("the checkpoint ran on the thread of the test")
