@@ -59,9 +59,8 @@
 //     and nice 19 on Linux), which ends with it: it takes the CPU that
 //     the calls leave. While the system holds that thread back, it keeps
 //     its processor of the Go runtime, so a program gives the runtime one
-//     processor more than its CPUs (cmd/riff-server and examples/embed
-//     do: runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1), unless
-//     GOMAXPROCS is set);
+//     processor more than its CPUs ([SetProcsForCheckpoints], which
+//     cmd/riff-server and examples/embed call);
 //   - the preparer (the engine, at most one at a time): makes the file of
 //     the next chunk, for a store that can ([rifflog.Preparer]);
 //   - the saver of signins.json and its watcher (the engine, from the

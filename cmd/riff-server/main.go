@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -51,13 +50,7 @@ const defaultVersion = "0.1.0"
 func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
-	// The checkpoint maker of the engine runs at the lowest priority on
-	// a thread of its own, which keeps its processor of the runtime while
-	// the system holds it back: one processor more than the CPUs, so that
-	// it takes none from the calls (riffengine's package doc).
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
-	}
+	riffengine.SetProcsForCheckpoints()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

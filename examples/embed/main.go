@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
 	"github.com/como-technologies/riff/riffcore/build"
@@ -57,13 +56,7 @@ func signInOfEnv() SignIn {
 func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
-	// The checkpoint maker of the engine runs at the lowest priority on
-	// a thread of its own, which keeps its processor of the runtime while
-	// the system holds it back: one processor more than the CPUs, so that
-	// it takes none from the calls (riffengine's package doc).
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
-	}
+	riffengine.SetProcsForCheckpoints()
 	if err := run(ctx, os.Getenv("RIFF_DIR"), "127.0.0.1:7879", signInOfEnv()); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)
 		os.Exit(1)
