@@ -111,7 +111,9 @@ func median(xs []float64) float64 {
 // (b.N rounds; give -benchtime 3x), one after the other on the same temp
 // dir, 64 clients for 10 s after 1 s of warm-up against: the trivial
 // handler (the HTTP ceiling), the durable trivial handler (the ceiling
-// of any server that keeps each call in a chunk file before its reply),
+// of any server that keeps each call in a chunk file before its reply,
+// and deletes its old chunks by riff-server's rule: each 1,000 calls,
+// all but the last 3,000),
 // riff-server on the directory store (the steady pair: a claim of the
 // item of the client, then its release), PostgreSQL 15 (pgbench: INSERT
 // … ON CONFLICT DO NOTHING and DELETE on the primary key, each its own
@@ -144,7 +146,8 @@ func BenchmarkVersusPeers(b *testing.B) {
 		runJSON(b, &rt, load, loadArgs(trURL, script, dur...)...)
 		tr.stop(b)
 
-		dt, dtURL := startTrivial(b, load, filepath.Join(root, fmt.Sprintf("durable-trivial-%d.log", round)), "-dir", dir("chunks"))
+		dt, dtURL := startTrivial(b, load, filepath.Join(root, fmt.Sprintf("durable-trivial-%d.log", round)), "-dir", dir("chunks"),
+			"-prune-every", "1000", "-prune-keep", "3000")
 		var rd loadtool.Result
 		runJSON(b, &rd, load, loadArgs(dtURL, script, dur...)...)
 		dt.stop(b)

@@ -62,6 +62,21 @@ func (d *chunkDir) write(tmp, name string, data []byte) error {
 	return nil
 }
 
+// remove deletes the files names, then flushes the directory once, as
+// the prune of riff's directory store deletes a batch of chunks.
+func (d *chunkDir) remove(names []string) error {
+	defer runtime.KeepAlive(d)
+	for _, name := range names {
+		if err := syscall.Unlinkat(d.fd, name); err != nil && err != syscall.ENOENT {
+			return &os.PathError{Op: "remove", Path: filepath.Join(d.f.Name(), name), Err: err}
+		}
+	}
+	if err := syscall.Fsync(d.fd); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return &os.PathError{Op: "sync", Path: d.f.Name(), Err: err}
+	}
+	return nil
+}
+
 func (d *chunkDir) rename(tmp, name string) error {
 	pt, err := syscall.BytePtrFromString(tmp)
 	if err != nil {

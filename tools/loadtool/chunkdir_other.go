@@ -3,6 +3,8 @@
 package loadtool
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -38,4 +40,14 @@ func (d *chunkDir) write(tmp, name string, data []byte) error {
 		err = d.f.Sync()
 	}
 	return err
+}
+
+// remove deletes the files names, then flushes the directory once.
+func (d *chunkDir) remove(names []string) error {
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(d.f.Name(), name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return d.f.Sync()
 }

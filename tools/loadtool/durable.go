@@ -21,18 +21,47 @@ import (
 // each call in such a chunk before its reply can pass it on the same
 // machine under the same load.
 //
-// A call whose chunk fails gets a 503. Close stops the writer; the calls
-// that wait then get a 503.
+// With a Prune, it also deletes its old chunks as riff-server's keep
+// rule does (see Prune), so the ceiling pays what the file system asks
+// for a log that does not grow without end.
+//
+// A call whose chunk fails gets a 503. Close stops the writer (and the
+// pruner); the calls that wait then get a 503.
 type Durable struct {
 	dir     string
 	reply   []byte
+	prune   Prune
 	queue   chan durableCall
+	cutoffs chan int // the pruner's work: delete the chunks that end at or before this call
 	closing chan struct{}
 	stopped chan struct{}
+	pruned  chan struct{}
 
-	mu     sync.Mutex
-	chunks int
-	calls  int
+	mu       sync.Mutex
+	chunks   int
+	calls    int
+	ends     []chunkEnd // the chunks on the disk, oldest first
+	deleted  int
+	pruneErr error
+}
+
+// Prune is the deletion of Durable's old chunks by the rule of
+// riff-server on its directory store, which writes a checkpoint each
+// 1,000 records, keeps the last 3, and deletes each chunk that the
+// oldest kept one is past (in one batch and one flush of the directory,
+// on a goroutine apart from the writer's). After each Every calls, a
+// goroutine of Durable deletes each chunk whose calls lie all at least
+// Keep calls behind the newest one, then flushes the directory. The
+// zero Prune deletes nothing.
+type Prune struct {
+	Every int // calls between two prunes (riff-server: 1,000 records a checkpoint)
+	Keep  int // calls kept behind the newest (riff-server: 3 checkpoints, 3,000)
+}
+
+// chunkEnd is a chunk on the disk and the count of calls up to its end.
+type chunkEnd struct {
+	name string
+	end  int
 }
 
 type durableCall struct {
@@ -41,8 +70,9 @@ type durableCall struct {
 }
 
 // NewDurable makes the server of the chunks in dir (which must exist),
-// which writes reply to each call, and starts its writer.
-func NewDurable(dir string, reply []byte) (*Durable, error) {
+// which writes reply to each call and deletes its old chunks by prune,
+// and starts its writer (and its pruner, with a Prune).
+func NewDurable(dir string, reply []byte, prune Prune) (*Durable, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -50,9 +80,18 @@ func NewDurable(dir string, reply []byte) (*Durable, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	d := &Durable{dir: dir, reply: reply, queue: make(chan durableCall, 1024),
-		closing: make(chan struct{}), stopped: make(chan struct{})}
+	if prune.Every < 0 || prune.Keep < 0 || (prune.Every == 0) != (prune.Keep == 0) {
+		return nil, fmt.Errorf("prune every %d calls, keep %d: give both above 0, or neither", prune.Every, prune.Keep)
+	}
+	d := &Durable{dir: dir, reply: reply, prune: prune, queue: make(chan durableCall, 1024),
+		cutoffs: make(chan int, 1), closing: make(chan struct{}), stopped: make(chan struct{}),
+		pruned: make(chan struct{})}
 	go d.writer()
+	if prune.Every > 0 {
+		go d.pruner()
+	} else {
+		close(d.pruned)
+	}
 	return d, nil
 }
 
@@ -90,7 +129,15 @@ func (d *Durable) Written() (chunks, calls int) {
 	return d.chunks, d.calls
 }
 
-// Close stops the writer and waits for it.
+// Pruned gives the chunks deleted, and the first error of a prune.
+func (d *Durable) Pruned() (chunks int, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.deleted, d.pruneErr
+}
+
+// Close stops the writer and the pruner and waits for them; the
+// pruner first does the last prune the writer asked for.
 func (d *Durable) Close() error {
 	select {
 	case <-d.closing:
@@ -98,6 +145,7 @@ func (d *Durable) Close() error {
 		close(d.closing)
 	}
 	<-d.stopped
+	<-d.pruned
 	return nil
 }
 
@@ -135,16 +183,99 @@ func (d *Durable) writer() {
 			data = append(data, c.body...)
 			data = append(data, '\n')
 		}
-		err := cd.write(fmt.Sprintf(".tmp-%020d", n), fmt.Sprintf("%020d", n), data)
+		name := fmt.Sprintf("%020d", n)
+		err := cd.write(fmt.Sprintf(".tmp-%020d", n), name, data)
 		for _, c := range batch {
 			c.done <- err
 		}
 		if err == nil {
-			d.mu.Lock()
-			d.chunks++
-			d.calls += len(batch)
-			d.mu.Unlock()
+			d.wrote(name, len(batch))
 		}
+	}
+}
+
+// wrote counts a chunk of calls calls, and asks for a prune when the
+// calls passed a multiple of Prune.Every.
+func (d *Durable) wrote(name string, calls int) {
+	d.mu.Lock()
+	before := d.calls
+	d.chunks++
+	d.calls += calls
+	now := d.calls
+	if d.prune.Every > 0 {
+		d.ends = append(d.ends, chunkEnd{name: name, end: now})
+	}
+	d.mu.Unlock()
+	if d.prune.Every == 0 || now/d.prune.Every == before/d.prune.Every {
+		return
+	}
+	cutoff := now - d.prune.Keep
+	// One prune waits at most; a newer cutoff takes the place of an
+	// older one that is not yet taken.
+	select {
+	case d.cutoffs <- cutoff:
+	default:
+		select {
+		case <-d.cutoffs:
+		default:
+		}
+		d.cutoffs <- cutoff
+	}
+}
+
+// pruner deletes the chunks that each cutoff leaves behind, on a
+// directory descriptor of its own, until Close.
+func (d *Durable) pruner() {
+	defer close(d.pruned)
+	cd, err := openChunkDir(d.dir)
+	if err != nil {
+		d.mu.Lock()
+		d.pruneErr = err
+		d.mu.Unlock()
+		return
+	}
+	defer cd.Close()
+	for {
+		select {
+		case cutoff := <-d.cutoffs:
+			d.pruneTo(cd, cutoff)
+		case <-d.closing:
+			// The writer asks for no prune once it stops; the last one
+			// it asked for is done before Close returns.
+			<-d.stopped
+			select {
+			case cutoff := <-d.cutoffs:
+				d.pruneTo(cd, cutoff)
+			default:
+			}
+			return
+		}
+	}
+}
+
+// pruneTo deletes the chunks that end at or before the call cutoff.
+func (d *Durable) pruneTo(cd *chunkDir, cutoff int) {
+	d.mu.Lock()
+	n := 0
+	for n < len(d.ends) && d.ends[n].end <= cutoff {
+		n++
+	}
+	names := make([]string, n)
+	for i, c := range d.ends[:n] {
+		names[i] = c.name
+	}
+	d.ends = d.ends[n:]
+	d.mu.Unlock()
+	if len(names) == 0 {
+		return
+	}
+	err := cd.remove(names)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err == nil {
+		d.deleted += len(names)
+	} else if d.pruneErr == nil {
+		d.pruneErr = err
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // left.
 func TestDurableKeepsEachBodyInOneChunk(t *testing.T) {
 	dir := t.TempDir()
-	d, err := NewDurable(dir, ClaimReply(1))
+	d, err := NewDurable(dir, ClaimReply(1), Prune{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestDurableRefusesWhenTheChunkFails(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDurable(dir, ClaimReply(1))
+	d, err := NewDurable(dir, ClaimReply(1), Prune{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestDurableRefusesWhenTheChunkFails(t *testing.T) {
 // Given a Durable server with calls waiting, when it closes, then each
 // call gets an answer and Close returns.
 func TestDurableCloseAnswersEachCall(t *testing.T) {
-	d, err := NewDurable(t.TempDir(), ClaimReply(1))
+	d, err := NewDurable(t.TempDir(), ClaimReply(1), Prune{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +131,85 @@ func TestNewDurableNeedsADirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(t.TempDir(), "missing"), file} {
-		if _, err := NewDurable(p, ClaimReply(1)); err == nil {
+		if _, err := NewDurable(p, ClaimReply(1), Prune{}); err == nil {
 			t.Errorf("NewDurable(%s) gave no error", p)
+		}
+	}
+}
+
+// Given a Durable server that prunes each 50 calls and keeps 100, when
+// a load of 4 clients sends 300 calls and the server closes, then the
+// chunks left are the newest ones, they hold at least the last 100
+// calls and no chunk that the rule deletes, and Pruned counts the rest.
+func TestDurablePruneKeepsTheNewestCalls(t *testing.T) {
+	dir := t.TempDir()
+	d, err := NewDurable(dir, ClaimReply(1), Prune{Every: 50, Keep: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	res, err := Run(context.Background(), Options{URL: srv.URL, Clients: 4, Count: 300,
+		Body: func(c, i int) (string, []byte) { return "/v1/claim", fmt.Appendf(nil, `{"c":%d,"i":%d}`, c, i) }})
+	srv.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls != 300 {
+		t.Fatalf("result %+v", res)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, calls := d.Written()
+	deleted, err := d.Pruned()
+	if err != nil {
+		t.Fatalf("Pruned: %v", err)
+	}
+	if deleted == 0 || deleted+len(entries) != chunks || calls != 300 {
+		t.Fatalf("Written = %d chunks, %d calls; Pruned = %d; the directory has %d files",
+			chunks, calls, deleted, len(entries))
+	}
+	// The chunks are named by their order from 1: the ones left are
+	// the last ones.
+	var sizes []int
+	for k, e := range entries {
+		if want := fmt.Sprintf("%020d", deleted+k+1); e.Name() != want {
+			t.Fatalf("file %d is %s, want %s: an older chunk is left or a newer one gone", k, e.Name(), want)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, strings.Count(string(data), "\n"))
+	}
+	left := 0
+	for _, n := range sizes {
+		left += n
+	}
+	// The last prune came at 300 calls, so its cutoff is call 200: each
+	// chunk that ends at or before it is gone, each that ends after it
+	// is kept.
+	if left < 100 || left-sizes[0] >= 100 {
+		t.Errorf("the chunks left hold %d calls (the oldest %d), want at least 100 and the oldest past call 200", left, sizes[0])
+	}
+}
+
+// Given the refused prunes, when NewDurable gets one, then it gives an
+// error that names both values.
+func TestNewDurableRefusesAHalfPrune(t *testing.T) {
+	for _, p := range []Prune{{Every: 10}, {Keep: 10}, {Every: -1, Keep: 10}, {Every: 10, Keep: -1}} {
+		d, err := NewDurable(t.TempDir(), ClaimReply(1), p)
+		if err == nil {
+			d.Close()
+			t.Errorf("NewDurable(%+v) gave no error", p)
+			continue
+		}
+		if want := fmt.Sprintf("prune every %d calls, keep %d", p.Every, p.Keep); !strings.Contains(err.Error(), want) {
+			t.Errorf("NewDurable(%+v) = %q, want it to name %q", p, err, want)
 		}
 	}
 }
