@@ -112,8 +112,9 @@ func median(xs []float64) float64 {
 // dir, 64 clients for 10 s after 1 s of warm-up against: the trivial
 // handler (the HTTP ceiling), the durable trivial handler (the ceiling
 // of any server that keeps each call in a chunk file before its reply,
-// and deletes its old chunks by riff-server's rule: each 1,000 calls,
-// all but the last 3,000),
+// and deletes its old chunks by riff-server's rule, each 1,000 calls
+// all but the last 3,000, writing new chunks over their files as
+// riff-server's directory store does),
 // riff-server on the directory store (the steady pair: a claim of the
 // item of the client, then its release), PostgreSQL 15 (pgbench: INSERT
 // … ON CONFLICT DO NOTHING and DELETE on the primary key, each its own
@@ -147,7 +148,7 @@ func BenchmarkVersusPeers(b *testing.B) {
 		tr.stop(b)
 
 		dt, dtURL := startTrivial(b, load, filepath.Join(root, fmt.Sprintf("durable-trivial-%d.log", round)), "-dir", dir("chunks"),
-			"-prune-every", "1000", "-prune-keep", "3000")
+			"-prune-every", "1000", "-prune-keep", "3000", "-prune-recycle")
 		var rd loadtool.Result
 		runJSON(b, &rd, load, loadArgs(dtURL, script, dur...)...)
 		dt.stop(b)

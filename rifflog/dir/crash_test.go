@@ -23,9 +23,12 @@ type history struct {
 	// prepare: the temporary file of each next chunk is made ahead
 	// (Store.Prepare), as the log writer of riffengine does.
 	prepare bool
-	// prune: a Prune at the end, after the checkpoint (it deletes the
-	// chunks behind it with one flush of the directory).
+	// prune: a Prune after the checkpoint (it deletes the chunks behind
+	// it with one flush of the directory).
 	prune bool
+	// after: the sizes of the chunks written after the prune, over the
+	// files of the chunks that it recycled.
+	after []int
 }
 
 // outcome is what an epoch did before the power went out.
@@ -56,7 +59,7 @@ func run(fsys dir.FS, h history) outcome {
 	if !prepare() {
 		return o
 	}
-	for i, n := range h.sizes {
+	write := func(n int) (rifflog.Written, bool) {
 		recs := make([][]byte, n)
 		for j := range recs {
 			recs[j] = line(r.Last + 1 + uint64(j))
@@ -64,11 +67,15 @@ func run(fsys dir.FS, h history) outcome {
 		o.chunks = append(o.chunks, recs)
 		w, err := rifflog.Write(ctx, s, r.Next(recs))
 		if err != nil {
-			return o
+			return w, false
 		}
 		o.acked++
 		r.Last, r.Chain = w.Last(), w.Chain()
-		if !prepare() {
+		return w, prepare()
+	}
+	for i, n := range h.sizes {
+		w, ok := write(n)
+		if !ok {
 			return o
 		}
 		if i+1 == h.checkpointAfter {
@@ -84,6 +91,11 @@ func run(fsys dir.FS, h history) outcome {
 		o.pruneTried = true
 		if _, err := rifflog.Prune(ctx, s, time.UnixMilli(1790000000000)); err != nil {
 			return o
+		}
+		for _, n := range h.after {
+			if _, ok := write(n); !ok {
+				return o
+			}
 		}
 	}
 	return o
@@ -198,15 +210,18 @@ func crashAt(t *testing.T, h history, limit int, rng *rand.Rand, how loss) {
 
 // TestCrashAtEveryStep crashes an epoch of three chunk writes and one
 // checkpoint at every step, losing nothing, everything, or a random part
-// of what was not flushed.
+// of what was not flushed; with a prune, and with chunks written after
+// it over the files that it recycled.
 func TestCrashAtEveryStep(t *testing.T) {
-	t.Run("new temporary files", func(t *testing.T) { crashEveryStep(t, false, false) })
-	t.Run("temporary files made ahead", func(t *testing.T) { crashEveryStep(t, true, false) })
-	t.Run("a prune after the checkpoint", func(t *testing.T) { crashEveryStep(t, true, true) })
+	t.Run("new temporary files", func(t *testing.T) { crashEveryStep(t, false, false, nil) })
+	t.Run("temporary files made ahead", func(t *testing.T) { crashEveryStep(t, true, false, nil) })
+	t.Run("a prune after the checkpoint", func(t *testing.T) { crashEveryStep(t, true, true, nil) })
+	t.Run("chunks over the recycled files of a prune", func(t *testing.T) { crashEveryStep(t, true, true, []int{2, 1, 3}) })
+	t.Run("chunks over the recycled files of a prune, none made ahead", func(t *testing.T) { crashEveryStep(t, false, true, []int{2, 1, 3}) })
 }
 
-func crashEveryStep(t *testing.T, prepare, prune bool) {
-	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2, prepare: prepare, prune: prune}
+func crashEveryStep(t *testing.T, prepare, prune bool, after []int) {
+	h := history{sizes: []int{2, 3, 1}, checkpointAfter: 2, prepare: prepare, prune: prune, after: after}
 	n := steps(h)
 	if n < 30 {
 		t.Fatalf("the epoch has %d steps; the count is wrong", n)
@@ -229,7 +244,8 @@ func crashEveryStep(t *testing.T, prepare, prune bool) {
 
 // TestCrashRandomHistories crashes 120 random histories at a random
 // step, half of them with the temporary files made ahead, and half of
-// each with a prune after the checkpoint.
+// each with a prune after the checkpoint (and up to 3 chunks after it,
+// over the files that it recycled).
 func TestCrashRandomHistories(t *testing.T) {
 	for seed := range uint64(120) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -240,6 +256,12 @@ func TestCrashRandomHistories(t *testing.T) {
 		h.checkpointAfter = rng.IntN(len(h.sizes) + 1)
 		h.prepare = seed%2 == 1
 		h.prune = seed%4 >= 2
+		if h.prune {
+			h.after = make([]int, rng.IntN(4))
+			for i := range h.after {
+				h.after[i] = 1 + rng.IntN(4)
+			}
+		}
 		limit := rng.IntN(steps(h) + 1)
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			crashAt(t, h, limit, rng, loseRandom)

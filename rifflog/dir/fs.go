@@ -40,6 +40,10 @@ type Dir interface {
 	// CreateExcl creates a new file for writing, with mode 0o600; it
 	// fails when name exists.
 	CreateExcl(name string) (File, error)
+	// OpenWrite opens the file name, which is there, for writing from
+	// its start over its bytes (fs.ErrNotExist when it is not there):
+	// a recycled file is written this way, with no new inode.
+	OpenWrite(name string) (File, error)
 	// Rename gives the file oldname the name newname and removes the
 	// name oldname. It never replaces newname: when newname exists it
 	// fails with an error that wraps fs.ErrExist and changes nothing.
@@ -55,7 +59,10 @@ type Dir interface {
 // File is a file open for writing.
 type File interface {
 	io.Writer
-	// Sync flushes the bytes written so far.
+	// Truncate cuts the file to size bytes: after a write over a
+	// recycled file, its old bytes past the new ones.
+	Truncate(size int64) error
+	// Sync flushes the bytes written so far, and the size.
 	Sync() error
 	Close() error
 }

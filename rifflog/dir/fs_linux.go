@@ -66,6 +66,15 @@ func (d *atDir) CreateExcl(name string) (File, error) {
 	return newRawFile(fd, d.name(name)), nil
 }
 
+func (d *atDir) OpenWrite(name string) (File, error) {
+	fd, err := syscall.Openat(d.fd, name, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	runtime.KeepAlive(d)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: d.name(name), Err: err}
+	}
+	return newRawFile(fd, d.name(name)), nil
+}
+
 // private makes the new file fd 0o600 whatever the umask: a umask only
 // takes bits away, so the file needs a fchmod only when the umask takes
 // a bit of 0o600, which the first file of the Dir shows.
@@ -237,6 +246,18 @@ func (f *rawFile) Write(b []byte) (int, error) {
 	}
 	runtime.KeepAlive(f)
 	return n, nil
+}
+
+func (f *rawFile) Truncate(size int64) error {
+	if f.fd < 0 {
+		return &fs.PathError{Op: "truncate", Path: f.name, Err: fs.ErrClosed}
+	}
+	err := retry(func() error { return syscall.Ftruncate(f.fd, size) })
+	runtime.KeepAlive(f)
+	if err != nil {
+		return &fs.PathError{Op: "truncate", Path: f.name, Err: err}
+	}
+	return nil
 }
 
 func (f *rawFile) Sync() error {

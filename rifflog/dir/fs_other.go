@@ -39,6 +39,11 @@ func (d *pathDir) CreateExcl(name string) (File, error) {
 	return f, nil
 }
 
+// OpenWrite opens name for writing from its start, with no create.
+func (d *pathDir) OpenWrite(name string) (File, error) {
+	return os.OpenFile(filepath.Join(d.path, name), os.O_WRONLY, 0)
+}
+
 // Rename links oldname as newname (link(2) never replaces a name), then
 // removes oldname.
 func (d *pathDir) Rename(oldname, newname string) error {

@@ -126,11 +126,26 @@ var _ rifflog.BatchDeleter = (*Store)(nil)
 // DeleteAll removes the objects names in their order, then flushes each
 // directory that it removed from, once. When a removal fails it still
 // flushes what it removed before.
+//
+// In a directory that the Store writes in, it recycles the files in
+// place of a remove (up to maxRecycled waiting): each gets a new
+// temporary name, and once the flush of the directory has made the
+// renames durable, a next publish there writes over the file (see
+// newFile). So a log that a prune keeps short costs no new inode a
+// chunk: on ext4 with no journal, each create scans past every inode
+// freed in the last 30 to 60 s (find_inode_bit, recently_deleted),
+// about a sixth of the CPU of the server under a steady load. Before
+// the flush, the renamed files are no one's: a crash then leaves each
+// name of an object or a leftover temporary file, as a crash inside a
+// remove does, and no publish has written over a file whose old name
+// can come back.
 func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
 	var dirs []string
+	recycled := map[string][]recycledFile{}
+	room := map[string]int{}
 	var failed error
 	for _, name := range names {
 		file, err := s.file(name)
@@ -138,20 +153,49 @@ func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 			failed = fmt.Errorf("delete: %w", err)
 			break
 		}
+		dir, base := filepath.Dir(file), filepath.Base(file)
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+			room[dir] = s.recycleRoom(dir)
+		}
+		if d, ok := s.heldDir(dir); ok && room[dir] > 0 {
+			tmp := s.tempName()
+			err := d.Rename(base, tmp)
+			if err == nil {
+				room[dir]--
+				recycled[dir] = append(recycled[dir], recycledFile{name: tmp, born: s.now()})
+				continue
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			failed = fmt.Errorf("delete %s: %w", name, err)
+			break
+		}
 		if err := s.remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			failed = fmt.Errorf("delete %s: %w", name, err)
 			break
 		}
-		if d := filepath.Dir(file); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
 	}
 	for _, d := range dirs {
 		if err := s.syncDir(d); err != nil {
+			// The files renamed in d stay leftovers: an Open removes them.
 			return errors.Join(failed, fmt.Errorf("delete: flush %s: %w", d, err))
+		}
+		if len(recycled[d]) > 0 {
+			s.mu.Lock()
+			s.recycled[d] = append(s.recycled[d], recycled[d]...)
+			s.mu.Unlock()
 		}
 	}
 	return failed
+}
+
+// recycleRoom gives how many more recycled files may wait in dir.
+func (s *Store) recycleRoom(dir string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maxRecycled - len(s.recycled[dir])
 }
 
 // remove removes the file of an object, through its directory when the

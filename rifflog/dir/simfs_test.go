@@ -111,6 +111,25 @@ func (f *simFS) MkdirAll(name string) error {
 type simFile struct {
 	f *simFS
 	n *node
+	// over: opened by OpenWrite, so each write goes at pos, over the
+	// old bytes; a crash keeps the bytes before pos that a Sync
+	// flushed, and any prefix of the rest (a torn file).
+	over bool
+	pos  int
+}
+
+// OpenWrite opens name for writing over its bytes from the start.
+func (f *simFS) OpenWrite(name string) (dir.File, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.step(); err != nil {
+		return nil, err
+	}
+	_, _, n, err := f.lookup(name)
+	if err != nil || n == nil || n.dir {
+		return nil, fmt.Errorf("open %s: %w", name, fs.ErrNotExist)
+	}
+	return &simFile{f: f, n: n, over: true}, nil
 }
 
 func (f *simFS) CreateExcl(name string) (dir.File, error) {
@@ -140,9 +159,34 @@ func (sf *simFile) Write(b []byte) (int, error) {
 		if err := sf.f.step(); err != nil {
 			return 0, err
 		}
-		sf.n.data = append(sf.n.data, part...)
+		if !sf.over {
+			sf.n.data = append(sf.n.data, part...)
+			continue
+		}
+		end := sf.pos + len(part)
+		if end > len(sf.n.data) {
+			sf.n.data = append(sf.n.data, make([]byte, end-len(sf.n.data))...)
+		}
+		copy(sf.n.data[sf.pos:], part)
+		sf.n.flushed = min(sf.n.flushed, sf.pos)
+		sf.pos = end
 	}
 	return len(b), nil
+}
+
+func (sf *simFile) Truncate(size int64) error {
+	sf.f.mu.Lock()
+	defer sf.f.mu.Unlock()
+	if err := sf.f.step(); err != nil {
+		return err
+	}
+	n := int(size)
+	if n > len(sf.n.data) {
+		sf.n.data = append(sf.n.data, make([]byte, n-len(sf.n.data))...)
+	}
+	sf.n.data = sf.n.data[:n]
+	sf.n.flushed = min(sf.n.flushed, n)
+	return nil
 }
 
 func (sf *simFile) Sync() error {
@@ -204,6 +248,10 @@ func (f *simFS) OpenDir(name string) (dir.Dir, error) {
 
 func (d *simDir) CreateExcl(name string) (dir.File, error) {
 	return d.f.CreateExcl(filepath.Join(d.path, name))
+}
+
+func (d *simDir) OpenWrite(name string) (dir.File, error) {
+	return d.f.OpenWrite(filepath.Join(d.path, name))
 }
 
 // Rename is one step: the new entry and the loss of the old one are two

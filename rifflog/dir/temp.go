@@ -95,9 +95,15 @@ func tmpTime(name string) (time.Time, bool) {
 	return time.Unix(0, n), true
 }
 
+// tempName gives a new temporary file name of this Store, with the
+// time now (an Open of another process removes the file when old).
+func (s *Store) tempName() string {
+	return fmt.Sprintf("%s%d-%s-%d", tmpPrefix, s.now().UnixNano(), s.tag, s.seq.Add(1))
+}
+
 // newTemp creates a new temporary file in d, and gives its name in d.
 func (s *Store) newTemp(d Dir) (string, File, error) {
-	tmp := fmt.Sprintf("%s%d-%s-%d", tmpPrefix, time.Now().UnixNano(), s.tag, s.seq.Add(1))
+	tmp := s.tempName()
 	f, err := d.CreateExcl(tmp)
 	if err != nil {
 		return "", nil, err

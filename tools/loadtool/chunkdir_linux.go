@@ -115,3 +115,54 @@ func renameat2Number() int {
 	}
 	return -1
 }
+
+// recycle gives each file of names the spare name of the same index,
+// then flushes the directory once: the files are no chunks from then
+// on, and their inodes and blocks wait for writeOver.
+func (d *chunkDir) recycle(names, spares []string) error {
+	defer runtime.KeepAlive(d)
+	for i, name := range names {
+		if err := d.rename(name, spares[i]); err != nil {
+			return &os.PathError{Op: "recycle", Path: filepath.Join(d.f.Name(), name), Err: err}
+		}
+	}
+	if err := syscall.Fsync(d.fd); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return &os.PathError{Op: "sync", Path: d.f.Name(), Err: err}
+	}
+	return nil
+}
+
+// writeOver writes data as the new file name over the spare file
+// spare: no new inode, and the blocks of the spare are written in place.
+func (d *chunkDir) writeOver(spare, name string, data []byte) error {
+	defer runtime.KeepAlive(d)
+	fd, err := syscall.Openat(d.fd, spare, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: spare, Err: err}
+	}
+	for n := 0; n < len(data) && err == nil; {
+		var m int
+		m, err = syscall.Write(fd, data[n:])
+		n += m
+	}
+	if err == nil {
+		err = syscall.Ftruncate(fd, int64(len(data)))
+	}
+	if err == nil {
+		err = syscall.Fsync(fd)
+	}
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = d.rename(spare, name)
+	}
+	if err != nil {
+		_ = syscall.Unlinkat(d.fd, spare)
+		return &os.PathError{Op: "write", Path: filepath.Join(d.f.Name(), name), Err: err}
+	}
+	if err := syscall.Fsync(d.fd); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return &os.PathError{Op: "sync", Path: d.f.Name(), Err: err}
+	}
+	return nil
+}

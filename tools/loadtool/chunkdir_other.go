@@ -51,3 +51,43 @@ func (d *chunkDir) remove(names []string) error {
 	}
 	return d.f.Sync()
 }
+
+// recycle renames each file of names as the spare of the same index,
+// then flushes the directory once.
+func (d *chunkDir) recycle(names, spares []string) error {
+	for i, name := range names {
+		if err := os.Rename(filepath.Join(d.f.Name(), name), filepath.Join(d.f.Name(), spares[i])); err != nil {
+			return err
+		}
+	}
+	return d.f.Sync()
+}
+
+// writeOver writes data as the new file name over the spare file spare.
+func (d *chunkDir) writeOver(spare, name string, data []byte) error {
+	spare, name = filepath.Join(d.f.Name(), spare), filepath.Join(d.f.Name(), name)
+	f, err := os.OpenFile(spare, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(spare, name)
+	}
+	if rerr := os.Remove(spare); err == nil {
+		err = rerr
+	}
+	if err == nil {
+		err = d.f.Sync()
+	}
+	return err
+}

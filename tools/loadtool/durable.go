@@ -1,6 +1,7 @@
 package loadtool
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +44,9 @@ type Durable struct {
 	ends     []chunkEnd // the chunks on the disk, oldest first
 	deleted  int
 	pruneErr error
+	spares   []string // recycled files, ready for writeOver
+	spareSeq int
+	over     int // chunks written over a recycled file
 }
 
 // Prune is the deletion of Durable's old chunks by the rule of
@@ -56,7 +60,17 @@ type Durable struct {
 type Prune struct {
 	Every int // calls between two prunes (riff-server: 1,000 records a checkpoint)
 	Keep  int // calls kept behind the newest (riff-server: 3 checkpoints, 3,000)
+	// Recycle gives the files of the pruned chunks spare names in place
+	// of a delete (at most maxSpares wait; the rest are deleted), and
+	// the writer writes a new chunk over a spare, in place: no new inode
+	// and no new block, as riff's directory store recycles the files of
+	// the objects that a prune deletes.
+	Recycle bool
 }
+
+// maxSpares is the count of recycled files that wait at most (the
+// maxRecycled of riff's directory store).
+const maxSpares = 1024
 
 // chunkEnd is a chunk on the disk and the count of calls up to its end.
 type chunkEnd struct {
@@ -82,6 +96,9 @@ func NewDurable(dir string, reply []byte, prune Prune) (*Durable, error) {
 	}
 	if prune.Every < 0 || prune.Keep < 0 || (prune.Every == 0) != (prune.Keep == 0) {
 		return nil, fmt.Errorf("prune every %d calls, keep %d: give both above 0, or neither", prune.Every, prune.Keep)
+	}
+	if prune.Recycle && prune.Every == 0 {
+		return nil, errors.New("recycle with no prune: give Every and Keep")
 	}
 	d := &Durable{dir: dir, reply: reply, prune: prune, queue: make(chan durableCall, 1024),
 		cutoffs: make(chan int, 1), closing: make(chan struct{}), stopped: make(chan struct{}),
@@ -129,11 +146,12 @@ func (d *Durable) Written() (chunks, calls int) {
 	return d.chunks, d.calls
 }
 
-// Pruned gives the chunks deleted, and the first error of a prune.
-func (d *Durable) Pruned() (chunks int, err error) {
+// Pruned gives the chunks deleted (or recycled), the chunks written
+// over a recycled file, and the first error of a prune.
+func (d *Durable) Pruned() (chunks, over int, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.deleted, d.pruneErr
+	return d.deleted, d.over, d.pruneErr
 }
 
 // Close stops the writer and the pruner and waits for them; the
@@ -184,7 +202,17 @@ func (d *Durable) writer() {
 			data = append(data, '\n')
 		}
 		name := fmt.Sprintf("%020d", n)
-		err := cd.write(fmt.Sprintf(".tmp-%020d", n), name, data)
+		var err error
+		if spare, ok := d.takeSpare(); ok {
+			err = cd.writeOver(spare, name, data)
+			if err == nil {
+				d.mu.Lock()
+				d.over++
+				d.mu.Unlock()
+			}
+		} else {
+			err = cd.write(fmt.Sprintf(".tmp-%020d", n), name, data)
+		}
 		for _, c := range batch {
 			c.done <- err
 		}
@@ -269,7 +297,29 @@ func (d *Durable) pruneTo(cd *chunkDir, cutoff int) {
 	if len(names) == 0 {
 		return
 	}
-	err := cd.remove(names)
+	var err error
+	if d.prune.Recycle {
+		d.mu.Lock()
+		room := max(0, maxSpares-len(d.spares))
+		d.mu.Unlock()
+		keep := min(room, len(names))
+		spares := make([]string, keep)
+		for i := range spares {
+			d.spareSeq++
+			spares[i] = fmt.Sprintf(".spare-%020d", d.spareSeq)
+		}
+		err = cd.recycle(names[:keep], spares)
+		if err == nil {
+			err = cd.remove(names[keep:])
+		}
+		if err == nil {
+			d.mu.Lock()
+			d.spares = append(d.spares, spares...)
+			d.mu.Unlock()
+		}
+	} else {
+		err = cd.remove(names)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err == nil {
@@ -277,6 +327,18 @@ func (d *Durable) pruneTo(cd *chunkDir, cutoff int) {
 	} else if d.pruneErr == nil {
 		d.pruneErr = err
 	}
+}
+
+// takeSpare gives a recycled file for the next chunk, if one waits.
+func (d *Durable) takeSpare() (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.spares) == 0 {
+		return "", false
+	}
+	name := d.spares[len(d.spares)-1]
+	d.spares = d.spares[:len(d.spares)-1]
+	return name, true
 }
 
 // failAll answers each call that comes with err, until Close.

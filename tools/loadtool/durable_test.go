@@ -137,13 +137,21 @@ func TestNewDurableNeedsADirectory(t *testing.T) {
 	}
 }
 
-// Given a Durable server that prunes each 50 calls and keeps 100, when
-// a load of 4 clients sends 300 calls and the server closes, then the
-// chunks left are the newest ones, they hold at least the last 100
-// calls and no chunk that the rule deletes, and Pruned counts the rest.
+// Given a Durable server that prunes each 50 calls and keeps 100 (and
+// one that recycles), when a load of 4 clients sends 300 calls and the
+// server closes, then the chunks left are the newest ones, they hold at
+// least the last 100 calls and no chunk that the rule deletes, and
+// Pruned counts the rest; the recycling one wrote chunks over recycled
+// files and leaves at most maxSpares of them.
 func TestDurablePruneKeepsTheNewestCalls(t *testing.T) {
+	for _, recycle := range []bool{false, true} {
+		t.Run(fmt.Sprintf("recycle %v", recycle), func(t *testing.T) { durablePrune(t, recycle) })
+	}
+}
+
+func durablePrune(t *testing.T, recycle bool) {
 	dir := t.TempDir()
-	d, err := NewDurable(dir, ClaimReply(1), Prune{Every: 50, Keep: 100})
+	d, err := NewDurable(dir, ClaimReply(1), Prune{Every: 50, Keep: 100, Recycle: recycle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +168,36 @@ func TestDurablePruneKeepsTheNewestCalls(t *testing.T) {
 	if res.Calls != 300 {
 		t.Fatalf("result %+v", res)
 	}
-	entries, err := os.ReadDir(dir)
+	all, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var entries []os.DirEntry
+	spares := 0
+	for _, e := range all {
+		switch {
+		case strings.HasPrefix(e.Name(), ".spare-") && recycle:
+			spares++
+		case strings.HasPrefix(e.Name(), "."):
+			t.Errorf("a temporary file is left: %s", e.Name())
+		default:
+			entries = append(entries, e)
+		}
+	}
 	chunks, calls := d.Written()
-	deleted, err := d.Pruned()
+	deleted, over, err := d.Pruned()
 	if err != nil {
 		t.Fatalf("Pruned: %v", err)
 	}
 	if deleted == 0 || deleted+len(entries) != chunks || calls != 300 {
-		t.Fatalf("Written = %d chunks, %d calls; Pruned = %d; the directory has %d files",
+		t.Fatalf("Written = %d chunks, %d calls; Pruned = %d; the directory has %d chunks",
 			chunks, calls, deleted, len(entries))
+	}
+	if recycle && (over == 0 || spares > maxSpares || spares+over > deleted) {
+		t.Errorf("recycling: %d chunks written over %d recycled files, %d spares left", over, deleted, spares)
+	}
+	if !recycle && over != 0 {
+		t.Errorf("with no recycling, %d chunks written over recycled files", over)
 	}
 	// The chunks are named by their order from 1: the ones left are
 	// the last ones.
@@ -183,6 +209,12 @@ func TestDurablePruneKeepsTheNewestCalls(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			var c, i int
+			if _, err := fmt.Sscanf(line, `{"c":%d,"i":%d}`, &c, &i); err != nil {
+				t.Fatalf("%s: line %q: %v (old bytes of a recycled file?)", e.Name(), line, err)
+			}
 		}
 		sizes = append(sizes, strings.Count(string(data), "\n"))
 	}
@@ -201,6 +233,12 @@ func TestDurablePruneKeepsTheNewestCalls(t *testing.T) {
 // Given the refused prunes, when NewDurable gets one, then it gives an
 // error that names both values.
 func TestNewDurableRefusesAHalfPrune(t *testing.T) {
+	if d, err := NewDurable(t.TempDir(), ClaimReply(1), Prune{Recycle: true}); err == nil || !strings.Contains(err.Error(), "recycle with no prune") {
+		if err == nil {
+			d.Close()
+		}
+		t.Errorf("NewDurable with Recycle and no prune = %v, want the error of a recycle with no prune", err)
+	}
 	for _, p := range []Prune{{Every: 10}, {Keep: 10}, {Every: -1, Keep: 10}, {Every: 10, Keep: -1}} {
 		d, err := NewDurable(t.TempDir(), ClaimReply(1), p)
 		if err == nil {

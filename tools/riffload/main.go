@@ -3,7 +3,7 @@
 // docs/performance.md, section riffengine):
 //
 //	riffload run -url URL -script FILE [-clients 64] [-duration 10s | -count N] [-warmup 1s]
-//	riffload trivial [-listen 127.0.0.1:0] [-dir DIR [-prune-every N -prune-keep K]] [-claims N]
+//	riffload trivial [-listen 127.0.0.1:0] [-dir DIR [-prune-every N -prune-keep K [-prune-recycle]]] [-claims N]
 //	riffload fsync -dir DIR [-count 2000]
 //	riffload postgres -dir DIR [-clients 64] [-duration 10s]
 //	riffload etcd -dir DIR [-clients 64] [-duration 10s] [-warmup 1s]
@@ -14,7 +14,8 @@
 // "body": {...}}: client c sends the calls of list c mod the number of
 // lists, in turn, again and again. trivial serves loadtool.Trivial
 // (with -dir, loadtool.Durable on the chunks of DIR, with -prune-every
-// and -prune-keep deleting the old ones as loadtool.Prune) and prints
+// and -prune-keep deleting the old ones as loadtool.Prune, and with
+// -prune-recycle writing new chunks over their files) and prints
 // "listening on URL" on stdout once it listens. fsync prints its
 // loadtool.FsyncResult. postgres and etcd start a throwaway server of
 // that peer in DIR on loopback, run the claim and release of the key of
@@ -110,18 +111,19 @@ func trivial(args []string) error {
 	dir := fs.String("dir", "", "answer each call once its body is in a chunk file in this directory (loadtool.Durable)")
 	pruneEvery := fs.Int("prune-every", 0, "with -dir: after each this many calls, delete the old chunks as riff-server's keep rule does (riff-server: 1000, a checkpoint each 1,000 records)")
 	pruneKeep := fs.Int("prune-keep", 0, "with -dir and -prune-every: the calls kept behind the newest (riff-server: 3000, its 3 kept checkpoints)")
+	recycle := fs.Bool("prune-recycle", false, "with -prune-every: write new chunks over the files of the pruned ones in place of a delete and a create")
 	claims := fs.Int("claims", 1, "answer each call with riff-server's reply to a claim by a session that holds this many claims (loadtool.ClaimReply)")
 	_ = fs.Parse(args)
 	if *claims < 1 {
 		return fmt.Errorf("-claims %d: a reply holds at least 1 claim", *claims)
 	}
-	if *dir == "" && (*pruneEvery != 0 || *pruneKeep != 0) {
-		return errors.New("-prune-every and -prune-keep need -dir")
+	if *dir == "" && (*pruneEvery != 0 || *pruneKeep != 0 || *recycle) {
+		return errors.New("-prune-every, -prune-keep and -prune-recycle need -dir")
 	}
 	reply := loadtool.ClaimReply(*claims)
 	handler := loadtool.Trivial(reply)
 	if *dir != "" {
-		d, err := loadtool.NewDurable(*dir, reply, loadtool.Prune{Every: *pruneEvery, Keep: *pruneKeep})
+		d, err := loadtool.NewDurable(*dir, reply, loadtool.Prune{Every: *pruneEvery, Keep: *pruneKeep, Recycle: *recycle})
 		if err != nil {
 			return err
 		}
