@@ -100,25 +100,13 @@ func (s *Store) walk(rel, prefix string, names *[]string) error {
 	return nil
 }
 
-// Delete removes the object name and flushes its directory.
+// Delete removes the object name and flushes its directory; in a
+// directory that the Store writes in, it recycles the file (DeleteAll).
 func (s *Store) Delete(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("delete %s: %w", name, err)
 	}
-	file, err := s.file(name)
-	if err != nil {
-		return fmt.Errorf("delete: %w", err)
-	}
-	if err := s.remove(file); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("delete %s: %w", name, err)
-	}
-	if err := s.syncDir(filepath.Dir(file)); err != nil {
-		return fmt.Errorf("delete %s: %w", name, err)
-	}
-	return nil
+	return s.DeleteAll(ctx, []string{name})
 }
 
 var _ rifflog.BatchDeleter = (*Store)(nil)
@@ -191,11 +179,19 @@ func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 	return failed
 }
 
-// recycleRoom gives how many more recycled files may wait in dir.
+// recycleRoom removes the recycled files of dir older than spareAge,
+// and gives how many more may wait there.
 func (s *Store) recycleRoom(dir string) int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maxRecycled - len(s.recycled[dir])
+	old := s.expired(dir)
+	room := maxRecycled - len(s.recycled[dir])
+	s.mu.Unlock()
+	if d, ok := s.heldDir(dir); ok {
+		for _, o := range old {
+			_ = d.Remove(o.name) // a leftover temporary file is harmless
+		}
+	}
+	return room
 }
 
 // remove removes the file of an object, through its directory when the

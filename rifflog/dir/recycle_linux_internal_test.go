@@ -173,3 +173,36 @@ func TestGivenManyDeletedObjectsWhenDeleteAllThenItKeepsAtMostMaxRecycled(t *tes
 		t.Errorf("after Close, the log folder holds %d entries (%v); want none", len(entries), err)
 	}
 }
+
+// Given a checkpoint that a prune deleted with Delete, when the next
+// checkpoint is put, then it is written over the file of the deleted
+// one, and reads back whole.
+func TestGivenADeletedCheckpointWhenTheNextComesThenItWritesOverItsFile(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	old, next := rifflog.CheckpointName(10, 1790000000000), rifflog.CheckpointName(20, 1790000001000)
+	if err := s.Put(ctx, old, []byte(strings.Repeat("state ", 100))); err != nil {
+		t.Fatal(err)
+	}
+	ino := inode(t, root+"/"+old)
+	if err := s.Delete(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, next, []byte("small state")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, next); err != nil || string(got) != "small state" {
+		t.Errorf("Get(%s) = %q, %v; want %q", next, got, err, "small state")
+	}
+	if got := inode(t, root+"/"+next); got != ino {
+		t.Errorf("the new checkpoint has inode %d; want %d, the file of the deleted one", got, ino)
+	}
+	if names, err := s.List(ctx, ""); err != nil || len(names) != 1 || names[0] != next {
+		t.Errorf("List = %q, %v; want only %s", names, err, next)
+	}
+}
