@@ -11,8 +11,8 @@
 // temporary files (names that start with ".tmp-") are never listed or
 // read, and an Open removes the ones older than ten minutes.
 //
-// A DeleteAll (the prune of the log) recycles the files of the objects
-// it deletes: each gets a temporary name, the directory is flushed, and
+// A Delete or DeleteAll (the prune of the log) recycles the files of
+// the objects it deletes: each gets a temporary name, the directory is flushed, and
 // only then does a next Put in that directory write over one of them
 // (and cut it to its new length) in place of a new file: no new inode
 // for each chunk of a log that a prune keeps short.

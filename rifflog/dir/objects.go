@@ -182,16 +182,12 @@ func (s *Store) DeleteAll(ctx context.Context, names []string) error {
 // recycleRoom removes the recycled files of dir older than spareAge,
 // and gives how many more may wait there.
 func (s *Store) recycleRoom(dir string) int {
-	s.mu.Lock()
-	old := s.expired(dir)
-	room := maxRecycled - len(s.recycled[dir])
-	s.mu.Unlock()
 	if d, ok := s.heldDir(dir); ok {
-		for _, o := range old {
-			_ = d.Remove(o.name) // a leftover temporary file is harmless
-		}
+		s.removeExpired(dir, d)
 	}
-	return room
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maxRecycled - len(s.recycled[dir])
 }
 
 // remove removes the file of an object, through its directory when the

@@ -11,6 +11,18 @@ import (
 	"github.com/como-technologies/riff/rifflog"
 )
 
+// openTemp opens a Store on a new folder of the host, and gives it
+// with its root.
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root
+}
+
 // inode gives the inode number of a file of the host.
 func inode(t *testing.T, name string) uint64 {
 	t.Helper()
@@ -44,11 +56,7 @@ func temps(t *testing.T, s *Store) []string {
 // name is gone, and no temporary file is left.
 func TestGivenADeletedChunkWhenAPutComesThenItWritesOverItsFile(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, root := openTemp(t)
 	defer s.Close()
 	old := rifflog.ChunkName(1)
 	if err := s.Put(ctx, old, []byte(strings.Repeat("old bytes\n", 1000))); err != nil {
@@ -89,11 +97,7 @@ func TestGivenADeletedChunkWhenAPutComesThenItWritesOverItsFile(t *testing.T) {
 // that waits long is never written.
 func TestGivenOldRecycledFilesWhenAPrepareComesThenItRemovesThem(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := openTemp(t)
 	defer s.Close()
 	clock := time.Now()
 	s.now = func() time.Time { return clock }
@@ -134,11 +138,7 @@ func TestGivenOldRecycledFilesWhenAPrepareComesThenItRemovesThem(t *testing.T) {
 // rest are removed, and Close removes the recycled ones.
 func TestGivenManyDeletedObjectsWhenDeleteAllThenItKeepsAtMostMaxRecycled(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, root := openTemp(t)
 	// The files are made by hand: a Put each would flush each one.
 	if err := s.Put(ctx, rifflog.ChunkName(1), []byte("x\n")); err != nil {
 		t.Fatal(err)
@@ -179,11 +179,7 @@ func TestGivenManyDeletedObjectsWhenDeleteAllThenItKeepsAtMostMaxRecycled(t *tes
 // one, and reads back whole.
 func TestGivenADeletedCheckpointWhenTheNextComesThenItWritesOverItsFile(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, root := openTemp(t)
 	defer s.Close()
 	old, next := rifflog.CheckpointName(10, 1790000000000), rifflog.CheckpointName(20, 1790000001000)
 	if err := s.Put(ctx, old, []byte(strings.Repeat("state ", 100))); err != nil {

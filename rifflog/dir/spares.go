@@ -100,9 +100,9 @@ func (s *Store) Prepare(name string) error {
 // recycled file of dir that is younger than spareAge, or a new file.
 // It removes the recycled files that are older.
 func (s *Store) newFile(dir string, d Dir) (spare, error) {
+	s.removeExpired(dir, d)
 	for {
 		s.mu.Lock()
-		old := s.expired(dir)
 		pool := s.recycled[dir]
 		var r recycledFile
 		ok := len(pool) > 0
@@ -111,9 +111,6 @@ func (s *Store) newFile(dir string, d Dir) (spare, error) {
 			s.recycled[dir] = pool[:len(pool)-1]
 		}
 		s.mu.Unlock()
-		for _, o := range old {
-			_ = d.Remove(o.name) // a leftover temporary file is harmless
-		}
 		if !ok {
 			break
 		}
@@ -133,18 +130,19 @@ func (s *Store) newFile(dir string, d Dir) (spare, error) {
 	return spare{name: tmp, f: f, born: s.now()}, nil
 }
 
-// expired takes out of the pool of dir the recycled files older than
-// spareAge, and gives them for a remove. The caller holds s.mu.
-func (s *Store) expired(dir string) []recycledFile {
+// removeExpired removes the recycled files of dir, in d, that are
+// older than spareAge.
+func (s *Store) removeExpired(dir string, d Dir) {
+	s.mu.Lock()
 	pool := s.recycled[dir]
 	n := 0
 	for n < len(pool) && s.now().Sub(pool[n].born) >= spareAge {
 		n++
 	}
-	if n == 0 {
-		return nil
-	}
 	old := pool[:n:n]
 	s.recycled[dir] = pool[n:]
-	return old
+	s.mu.Unlock()
+	for _, o := range old {
+		_ = d.Remove(o.name) // a leftover temporary file is harmless
+	}
 }

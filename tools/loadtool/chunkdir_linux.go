@@ -33,15 +33,29 @@ func (d *chunkDir) Close() error { return d.f.Close() }
 
 // write writes data as the new file name by way of the temporary file tmp.
 func (d *chunkDir) write(tmp, name string, data []byte) error {
+	return d.writeVia(tmp, false, name, data)
+}
+
+// writeVia writes data as the new file name by way of the file tmp:
+// created new, or (over) a recycled file that is there, written over
+// and cut to the length of data.
+func (d *chunkDir) writeVia(tmp string, over bool, name string, data []byte) error {
 	defer runtime.KeepAlive(d)
-	fd, err := syscall.Openat(d.fd, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
+	flags, op := syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, "create"
+	if over {
+		flags, op = syscall.O_WRONLY|syscall.O_CLOEXEC, "open"
+	}
+	fd, err := syscall.Openat(d.fd, tmp, flags, 0o600)
 	if err != nil {
-		return &os.PathError{Op: "create", Path: tmp, Err: err}
+		return &os.PathError{Op: op, Path: tmp, Err: err}
 	}
 	for n := 0; n < len(data) && err == nil; {
 		var m int
 		m, err = syscall.Write(fd, data[n:])
 		n += m
+	}
+	if err == nil && over {
+		err = syscall.Ftruncate(fd, int64(len(data)))
 	}
 	if err == nil {
 		err = syscall.Fsync(fd)
@@ -135,34 +149,5 @@ func (d *chunkDir) recycle(names, spares []string) error {
 // writeOver writes data as the new file name over the spare file
 // spare: no new inode, and the blocks of the spare are written in place.
 func (d *chunkDir) writeOver(spare, name string, data []byte) error {
-	defer runtime.KeepAlive(d)
-	fd, err := syscall.Openat(d.fd, spare, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: spare, Err: err}
-	}
-	for n := 0; n < len(data) && err == nil; {
-		var m int
-		m, err = syscall.Write(fd, data[n:])
-		n += m
-	}
-	if err == nil {
-		err = syscall.Ftruncate(fd, int64(len(data)))
-	}
-	if err == nil {
-		err = syscall.Fsync(fd)
-	}
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = d.rename(spare, name)
-	}
-	if err != nil {
-		_ = syscall.Unlinkat(d.fd, spare)
-		return &os.PathError{Op: "write", Path: filepath.Join(d.f.Name(), name), Err: err}
-	}
-	if err := syscall.Fsync(d.fd); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return &os.PathError{Op: "sync", Path: d.f.Name(), Err: err}
-	}
-	return nil
+	return d.writeVia(spare, true, name, data)
 }

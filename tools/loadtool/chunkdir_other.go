@@ -28,10 +28,16 @@ func openChunkDir(dir string) (*chunkDir, error) {
 func (d *chunkDir) Close() error { return d.f.Close() }
 
 func (d *chunkDir) write(tmp, name string, data []byte) error {
-	tmp, name = filepath.Join(d.f.Name(), tmp), filepath.Join(d.f.Name(), name)
-	err := writeNewFile(tmp, data)
+	tmp = filepath.Join(d.f.Name(), tmp)
+	return d.publish(tmp, name, writeNewFile(tmp, data))
+}
+
+// publish links the written file tmp (when written is nil) as name,
+// removes tmp, and flushes the directory.
+func (d *chunkDir) publish(tmp, name string, written error) error {
+	err := written
 	if err == nil {
-		err = os.Link(tmp, name)
+		err = os.Link(tmp, filepath.Join(d.f.Name(), name))
 	}
 	if rerr := os.Remove(tmp); err == nil {
 		err = rerr
@@ -65,8 +71,14 @@ func (d *chunkDir) recycle(names, spares []string) error {
 
 // writeOver writes data as the new file name over the spare file spare.
 func (d *chunkDir) writeOver(spare, name string, data []byte) error {
-	spare, name = filepath.Join(d.f.Name(), spare), filepath.Join(d.f.Name(), name)
-	f, err := os.OpenFile(spare, os.O_WRONLY, 0)
+	spare = filepath.Join(d.f.Name(), spare)
+	return d.publish(spare, name, writeOverFile(spare, data))
+}
+
+// writeOverFile writes data over the file path from its start, cuts it
+// to the length of data, and flushes it.
+func writeOverFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -79,15 +91,6 @@ func (d *chunkDir) writeOver(spare, name string, data []byte) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Link(spare, name)
-	}
-	if rerr := os.Remove(spare); err == nil {
-		err = rerr
-	}
-	if err == nil {
-		err = d.f.Sync()
 	}
 	return err
 }
