@@ -83,6 +83,11 @@
 //     [Handler.FlushDenied] at the stop of the program ends the window
 //     with no count lost.
 //
+// Two settings of the process are the program's, never the engine's: the
+// processors of the runtime ([SetProcsForCheckpoints]) and a heap floor
+// for the collector ([KeepHeapFloor], which runs in the cleanup of an
+// object each collection frees, with no goroutine of its own).
+//
 // One path stops an engine for good (stopFor): it closes the gate (no new
 // command), marks why the instance stopped (each waiting call gets
 // [ErrStopped]), tells each goroutine to end, and ends the streams; it

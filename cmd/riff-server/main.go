@@ -64,6 +64,7 @@ type settings struct {
 	checkpointEvery    int
 	checkpointInterval time.Duration
 	leaseWait          time.Duration
+	heapFloorMB        uint64
 	revision           string
 	version            bool
 	signIn             signInSettings
@@ -76,6 +77,7 @@ func (s *settings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.bucket, "bucket", "", "keep the log and the checkpoints in this Google Cloud Storage bucket (RIFF_BUCKET)")
 	fs.IntVar(&s.checkpointEvery, "checkpoint-every", 1000, "write a checkpoint each N records (RIFF_CHECKPOINT_EVERY)")
 	fs.DurationVar(&s.checkpointInterval, "checkpoint-interval", 60*time.Minute, "write a checkpoint after this time when records came (RIFF_CHECKPOINT_INTERVAL)")
+	fs.Uint64Var(&s.heapFloorMB, "heap-floor-mb", riffengine.DefaultHeapFloor>>20, "keep the heap goal of the Go collector at this many MiB or more, so a small riff is not collected dozens of times a second; 0: the runtime's default; GOGC in the environment wins (RIFF_HEAP_FLOOR_MB)")
 	fs.DurationVar(&s.leaseWait, "lease-wait", 15*time.Second, "with a directory or a bucket: wait this long after taking the lease, so an old instance stops (RIFF_LEASE_WAIT)")
 	fs.StringVar(&s.revision, "revision", "", "the revision number of this instance, in its lease: an instance does not take the live lease of a later revision (RIFF_REVISION; default: the number of K_REVISION on Cloud Run, else 0)")
 	fs.BoolVar(&s.version, "version", false, "print the build and exit")
@@ -268,6 +270,10 @@ func serve(ctx context.Context, s settings, me build.Build, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if s.heapFloorMB > 1<<20 {
+		return fmt.Errorf("--heap-floor-mb %d: at most %d (1 TiB)", s.heapFloorMB, 1<<20)
+	}
+	defer riffengine.KeepHeapFloor(s.heapFloorMB << 20)()
 	st, storeName, closeStore, err := openStore(ctx, s)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ func TestHelp(t *testing.T) {
 	for _, want := range []string{"127.0.0.1:7878", "-listen", "RIFF_LISTEN", "-listen-anywhere", "-dir", "RIFF_DIR", "-bucket", "RIFF_BUCKET",
 		"-checkpoint-every", "-checkpoint-interval", "-lease-wait", "log",
 		"-issuer", "-client-id", "-client-secret", "-allowed-domain", "-owner", "-require-sign-in", "-public-url", "RIFF_PUBLIC_URL",
+		"-heap-floor-mb", "RIFF_HEAP_FLOOR_MB",
 		"-admins", "RIFF_ADMINS", "-owner-wait", "RIFF_OWNER_WAIT", "-owner-gone", "RIFF_OWNER_GONE", "-owner-warn", "RIFF_OWNER_WARN"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("riff-server --help does not name %q:\n%s", want, out)
@@ -147,4 +149,19 @@ func TestStartWaits(t *testing.T) {
 	s.must("/v1/resume", "w-1", map[string]any{"me": mikePerson, "riff": true})
 	s.stop()
 	s.checkLines()
+}
+
+// A heap floor over 1 TiB is refused at the start with the flag and its
+// bound, before the store is opened (docs/operations.md, Settings).
+func TestGivenAHeapFloorOverItsBoundWhenTheServerStartsThenItSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(needBinary(t), "--heap-floor-mb", "1048577", "--dir", dir, "--listen", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !bytes.Contains(out, []byte("--heap-floor-mb 1048577: at most 1048576 (1 TiB)")) {
+		t.Fatalf("riff-server --heap-floor-mb 1048577 = %v\n%s; want exit 1 that names the bound", err, out)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the directory after the refused start holds %d entries (%v); want none", len(entries), err)
+	}
 }

@@ -57,6 +57,7 @@ func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
 	riffengine.SetProcsForCheckpoints()
+	defer riffengine.KeepHeapFloor(riffengine.DefaultHeapFloor)()
 	if err := run(ctx, os.Getenv("RIFF_DIR"), "127.0.0.1:7879", signInOfEnv()); err != nil {
 		fmt.Fprintln(os.Stderr, "embed:", err)
 		os.Exit(1)
