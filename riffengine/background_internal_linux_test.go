@@ -66,7 +66,7 @@ func TestGivenTheMainThreadWhenWorkGoesToTheBackgroundThenItRunsOnAnotherThreadT
 	}
 	var nice, policy, tid int
 	var workErr error
-	inBackgroundBeside(main, func() { nice, policy, tid, workErr = threadNice() })
+	inBackgroundBeside(main, true, func() { nice, policy, tid, workErr = threadNice() })
 	if workErr != nil {
 		t.Fatal(workErr)
 	}

@@ -3,6 +3,7 @@ package riffengine
 import (
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -15,25 +16,36 @@ import (
 const (
 	backgroundNice = 19
 	schedIdle      = 5 // SCHED_IDLE of Linux
+	threadCPUClock = 3 // CLOCK_THREAD_CPUTIME_ID of Linux
 )
 
-// inBackground runs work on a thread of its own at the lowest priority,
-// and returns when work returns; the thread ends with it, so that no
-// other goroutine ever runs at that priority. Where the system refuses
-// the policy and the nice value (a sandbox), work runs at the priority
-// of the calls.
-func inBackground(work func()) { inBackgroundBeside(syscall.Getpid(), work) }
+// inBackground runs work on a thread of its own, at the lowest priority
+// when low (else at the priority of the calls), and returns when work
+// returns, with the CPU time of that thread in work; the thread ends
+// with it, so that no other goroutine ever runs at that priority. Where
+// the system refuses the policy and the nice value (a sandbox), work
+// runs at the priority of the calls. The CPU time is 0 when the system
+// does not give it.
+func inBackground(low bool, work func()) time.Duration {
+	return inBackgroundBeside(syscall.Getpid(), low, work)
+}
 
 // inBackgroundBeside is inBackground, on a thread that is neither the
 // main thread of the process nor the thread kept.
-func inBackgroundBeside(kept int, work func()) {
+func inBackgroundBeside(kept int, low bool, work func()) (cpu time.Duration) {
 	runtime.LockOSThread()
 	if tid := syscall.Gettid(); tid != kept && tid != syscall.Getpid() {
-		_ = syscall.Setpriority(syscall.PRIO_PROCESS, tid, backgroundNice)
-		_ = setIdlePolicy(tid)
+		if low {
+			_ = syscall.Setpriority(syscall.PRIO_PROCESS, tid, backgroundNice)
+			_ = setIdlePolicy(tid)
+		}
+		before, ok := threadCPU()
 		work()
+		if after, ok2 := threadCPU(); ok && ok2 {
+			cpu = after - before
+		}
 		// Still locked: the runtime ends the thread with the goroutine.
-		return
+		return cpu
 	}
 	// The main thread: the runtime keeps it, asleep, when its goroutine
 	// ends locked to it, so it keeps its priority (and a thread kept for
@@ -43,10 +55,22 @@ func inBackgroundBeside(kept int, work func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		inBackgroundBeside(kept, work)
+		cpu = inBackgroundBeside(kept, low, work)
 	}()
 	<-done
 	runtime.UnlockOSThread()
+	return cpu
+}
+
+// threadCPU gives the CPU time of the calling thread so far: the clock
+// of the thread, which counts up to the call (getrusage counts only to
+// the last tick or switch of the thread, so it misses a short work).
+func threadCPU() (time.Duration, bool) {
+	var ts syscall.Timespec
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, threadCPUClock, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
 }
 
 // setIdlePolicy gives the thread tid the policy SCHED_IDLE.

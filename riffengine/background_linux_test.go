@@ -49,3 +49,67 @@ func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWi
 		t.Fatalf("the thread %d of the checkpoint did not end", got.tid)
 	}
 }
+
+// checkpointThread runs the riff until a checkpoint comes to its encode,
+// after f set the engine up, and gives the nice value, the policy and
+// the thread of that checkpoint; then it waits for the checkpoint to be
+// written and its thread to end.
+func checkpointThread(t *testing.T, f func(e *riffengine.Engine)) (nice, policy int) {
+	t.Helper()
+	st := mem.New()
+	r := start2(t, st, newClock())
+	f(r.e)
+	type seen struct{ nice, policy, tid int }
+	threads := make(chan seen, 16)
+	errs := make(chan error, 16)
+	r.e.OnEncodes(func() {
+		nice, policy, tid, err := riffengine.ThreadNice()
+		if err != nil {
+			errs <- err
+			return
+		}
+		threads <- seen{nice, policy, tid}
+	})
+	r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
+	exercise(r, 0, 90)
+	var got seen
+	select {
+	case got = <-threads:
+	case err := <-errs:
+		t.Fatal(err)
+	case <-time.After(time.Minute):
+		t.Fatalf("no checkpoint came to its encode in a minute: position %d", r.position())
+	}
+	until(t, "a checkpoint", func() bool { return len(checkpointNames(t, st)) > 0 })
+	until(t, "the CPU of the checkpoint", func() bool { return r.e.CheckpointCPU() > 0 })
+	if !riffengine.ThreadEnds(got.tid) {
+		t.Fatalf("the thread %d of the checkpoint did not end", got.tid)
+	}
+	return got.nice, got.policy
+}
+
+// The decision (docs/decisions.md, "A cheap checkpoint runs at the
+// priority of the calls"): after a checkpoint of the instance that took
+// under 2 ms of CPU, the next runs at the priority of the calls (nice
+// 0, SCHED_OTHER), on a thread of its own that ends with it; after one
+// of 2 ms or more, at the lowest; and each checkpoint leaves its CPU
+// time for the next.
+func TestGivenACheapCheckpointBeforeWhenTheNextEncodesThenItRunsAtThePriorityOfTheCalls(t *testing.T) {
+	callsNice, callsPolicy, _, err := riffengine.ThreadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		last         time.Duration
+		nice, policy int
+	}{
+		{last: time.Millisecond, nice: callsNice, policy: callsPolicy},
+		{last: 2 * time.Millisecond, nice: 19, policy: 5},
+		{last: time.Second, nice: 19, policy: 5},
+	} {
+		nice, policy := checkpointThread(t, func(e *riffengine.Engine) { e.SetCheckpointCPU(c.last) })
+		if nice != c.nice || policy != c.policy {
+			t.Errorf("after a checkpoint of %v of CPU, the next runs at nice %d, policy %d; want nice %d, policy %d", c.last, nice, policy, c.nice, c.policy)
+		}
+	}
+}

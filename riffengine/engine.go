@@ -141,6 +141,10 @@ type Engine struct {
 	// that the count makes due waits checkpointRest times ckpTook.
 	ckpTook  time.Duration
 	ckpEnded time.Time
+	// ckpCPU is the CPU time of the thread of the last checkpoint that
+	// this instance made (0: none yet): the next one runs at the lowest
+	// priority unless it was cheap (lowPriorityCheckpoint).
+	ckpCPU time.Duration
 	// lastChunkEntries and lastWriteTook are the entries of the last
 	// chunk and the time of its write, for the wait of gather;
 	// gatherAfter is the timer of that wait (nil: time.NewTimer; a test

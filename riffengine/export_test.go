@@ -227,3 +227,19 @@ var GatherLimit = gatherLimit
 func CheckpointDue(since, every int, now, last time.Time, interval time.Duration, ended time.Time, took time.Duration) bool {
 	return checkpointDue(checkpointClock{since: since, every: every, now: now, last: last, interval: interval, ended: ended, took: took})
 }
+
+// SetCheckpointCPU sets the CPU time of the last checkpoint of the
+// instance, which decides the priority of the next one.
+func (e *Engine) SetCheckpointCPU(d time.Duration) {
+	e.mu.Lock()
+	e.ckpCPU = d
+	e.mu.Unlock()
+}
+
+// CheckpointCPU gives the CPU time of the last checkpoint of the
+// instance (0: none yet).
+func (e *Engine) CheckpointCPU() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ckpCPU
+}

@@ -99,7 +99,8 @@ func writeLog(tb testing.TB, s rifflog.Store, at rifflog.Replayed, n, per int, l
 // (rifflog.ReplayDecoded with an apply that does nothing),
 // and into the state (riffengine.Load of the store, which holds only
 // chunks and no checkpoint: decode and riffstate's Replay of each
-// record, what a start does).
+// record, what a start does), with the runtime's default collector and
+// with the heap floor of riff-server (KeepHeapFloor).
 func BenchmarkReplayWorkRecords(b *testing.B) {
 	const total, per = 100_000, 50
 	s, err := dir.Open(b.TempDir())
@@ -142,7 +143,7 @@ func BenchmarkReplayWorkRecords(b *testing.B) {
 		}
 		report(b, n, cpu0)
 	})
-	b.Run("into", func(b *testing.B) {
+	into := func(b *testing.B) {
 		opts := riffstate.Options{Build: "1.0.0"}
 		n, cpu0 := 0, processCPU(b)
 		for b.Loop() {
@@ -153,6 +154,13 @@ func BenchmarkReplayWorkRecords(b *testing.B) {
 			n += l.Replayed.Records
 		}
 		report(b, n, cpu0)
+	}
+	b.Run("into", into)
+	// What riff-server's start does: its heap floor (--heap-floor-mb,
+	// 64 by default) holds from before the load.
+	b.Run("into-with-heap-floor", func(b *testing.B) {
+		defer riffengine.KeepHeapFloor(riffengine.DefaultHeapFloor)()
+		into(b)
 	})
 }
 
