@@ -57,7 +57,7 @@
 //     copy of the state on, encodes and writes a checkpoint with the lock
 //     free, on a thread of its own at the lowest priority (SCHED_IDLE
 //     and nice 19 on Linux), which ends with it: it takes the CPU that
-//     the calls leave. One after a checkpoint of under 2 ms of CPU runs
+//     the calls leave. One after a checkpoint of under 5 ms of CPU runs
 //     at the priority of the calls, so that a small riff under load
 //     still writes one each 1,000 records. While the system holds that
 //     thread back, it keeps
