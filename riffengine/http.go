@@ -1,12 +1,14 @@
 package riffengine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -22,10 +24,26 @@ import (
 // form of net/http (the keys of its header maps): a lookup or a set by
 // that key does not make the canonical form again at each call.
 const (
-	headerBuild       = "Riff-Build" // wire.HeaderBuild
-	headerCall        = "Riff-Call"  // wire.HeaderCall
-	headerContentType = "Content-Type"
+	headerBuild         = "Riff-Build" // wire.HeaderBuild
+	headerCall          = "Riff-Call"  // wire.HeaderCall
+	headerContentType   = "Content-Type"
+	headerContentLength = "Content-Length"
 )
+
+// chunkedPast is the length of a body past which net/http sends a reply
+// with no Content-Length in chunks (its buffer before it sends the
+// header; it gives the length itself under it).
+const chunkedPast = 2048
+
+// writeWhole writes a reply whose bytes are all known, with its length
+// when net/http would otherwise send it in chunks: one body, with no
+// chunk headers and no last chunk to write at the end of the call.
+func writeWhole(w http.ResponseWriter, data []byte) {
+	if len(data) > chunkedPast {
+		w.Header()[headerContentLength] = []string{strconv.Itoa(len(data))}
+	}
+	_, _ = w.Write(data) // a client that went loses only its reply
+}
 
 // headerValue gives the first value of the header key (in its canonical
 // form) of h, or "".
@@ -500,18 +518,21 @@ func decodeFast[T any](body []byte, v *T) bool {
 func writeJSON[R any](s *Handler, w http.ResponseWriter, v R) {
 	w.Header()[headerContentType] = s.jsonType
 	buf := s.replies.get()
-	if data, ok := appendReply(*buf, v); ok {
-		_, _ = w.Write(data)
-		// w.Write copied the bytes.
-		s.replies.put(buf, data)
-		return
+	data, ok := appendReply(*buf, v)
+	if !ok {
+		b := bytes.NewBuffer((*buf)[:0])
+		enc := json.NewEncoder(b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			s.replies.put(buf, *buf)
+			http.Error(w, "the reply does not encode: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		data = b.Bytes()
 	}
-	s.replies.put(buf, *buf)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	// A reply that does not write is a client that went: it loses only
-	// its reply.
-	_ = enc.Encode(v)
+	writeWhole(w, data)
+	// w.Write copied the bytes.
+	s.replies.put(buf, data)
 }
 
 // route makes the route of one command: its path, and the one handler.
@@ -535,7 +556,7 @@ func route[C routed[R], R any](s *Handler) {
 		}
 		if replied.json != nil {
 			w.Header()[headerContentType] = s.jsonType
-			_, _ = w.Write(replied.json) // a client that went loses only its reply
+			writeWhole(w, replied.json)
 			// w.Write copied the bytes.
 			s.replies.put(buf, replied.json)
 			return

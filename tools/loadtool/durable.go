@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 )
 
@@ -136,6 +137,8 @@ func (d *Durable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	// With its length, as riff-server sends a long reply: not in chunks.
+	w.Header().Set("Content-Length", strconv.Itoa(len(d.reply)))
 	_, _ = w.Write(d.reply)
 }
 
