@@ -14,47 +14,21 @@ import (
 // SCHED_IDLE at nice 19, which ends with it, so that no goroutine of the
 // calls ever runs at that priority.
 func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWithIt(t *testing.T) {
-	st := mem.New()
-	r := start2(t, st, newClock())
-	type seen struct{ nice, policy, tid int }
-	threads := make(chan seen, 16)
-	errs := make(chan error, 16)
-	r.e.OnEncodes(func() {
-		nice, policy, tid, err := riffengine.ThreadNice()
-		if err != nil {
-			errs <- err
-			return
-		}
-		threads <- seen{nice, policy, tid}
-	})
-	r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
-	exercise(r, 0, 90)
-	var got seen
-	select {
-	case got = <-threads:
-	case err := <-errs:
-		t.Fatal(err)
-	case <-time.After(time.Minute):
-		t.Fatalf("no checkpoint came to its encode in a minute: position %d", r.position())
+	nice, policy, tid := checkpointThread(t, func(*riffengine.Engine) {})
+	if nice != 19 || policy != 5 {
+		t.Fatalf("the thread of the checkpoint runs at nice %d, policy %d; want nice 19, policy 5 (SCHED_IDLE)", nice, policy)
 	}
-	if got.nice != 19 || got.policy != 5 {
-		t.Fatalf("the thread of the checkpoint runs at nice %d, policy %d; want nice 19, policy 5 (SCHED_IDLE)", got.nice, got.policy)
-	}
-	if got.tid == syscall.Gettid() {
+	if tid == syscall.Gettid() {
 		t.Fatal("the checkpoint ran on the thread of the test")
-	}
-	until(t, "a checkpoint", func() bool { return len(checkpointNames(t, st)) > 0 })
-	// The thread ends with the goroutine of the checkpoint.
-	if !riffengine.ThreadEnds(got.tid) {
-		t.Fatalf("the thread %d of the checkpoint did not end", got.tid)
 	}
 }
 
 // checkpointThread runs the riff until a checkpoint comes to its encode,
 // after f set the engine up, and gives the nice value, the policy and
 // the thread of that checkpoint; then it waits for the checkpoint to be
-// written and its thread to end.
-func checkpointThread(t *testing.T, f func(e *riffengine.Engine)) (nice, policy int) {
+// written and its thread to end (the thread ends with the goroutine of
+// the checkpoint).
+func checkpointThread(t *testing.T, f func(e *riffengine.Engine)) (nice, policy, tid int) {
 	t.Helper()
 	st := mem.New()
 	r := start2(t, st, newClock())
@@ -85,7 +59,7 @@ func checkpointThread(t *testing.T, f func(e *riffengine.Engine)) (nice, policy 
 	if !riffengine.ThreadEnds(got.tid) {
 		t.Fatalf("the thread %d of the checkpoint did not end", got.tid)
 	}
-	return got.nice, got.policy
+	return got.nice, got.policy, got.tid
 }
 
 // The decision (docs/decisions.md, "A cheap checkpoint runs at the
@@ -108,7 +82,7 @@ func TestGivenACheapCheckpointBeforeWhenTheNextEncodesThenItRunsAtThePriorityOfT
 		{last: 5 * time.Millisecond, nice: 19, policy: 5},
 		{last: time.Second, nice: 19, policy: 5},
 	} {
-		nice, policy := checkpointThread(t, func(e *riffengine.Engine) { e.SetCheckpointCPU(c.last) })
+		nice, policy, _ := checkpointThread(t, func(e *riffengine.Engine) { e.SetCheckpointCPU(c.last) })
 		if nice != c.nice || policy != c.policy {
 			t.Errorf("after a checkpoint of %v of CPU, the next runs at nice %d, policy %d; want nice %d, policy %d", c.last, nice, policy, c.nice, c.policy)
 		}
