@@ -37,12 +37,22 @@ var workMix = []record.Kind{
 }
 
 // workRecord gives the record line at position p, of the kind of the
-// mix at p, encoded with record.Encode.
-func workRecord(tb testing.TB, p uint64) []byte {
+// mix at p, encoded with record.Encode, by a session that comes only
+// once in the log: the worst case of a replay, whose texts are all new.
+func workRecord(tb testing.TB, p uint64) []byte { return workRecordOf(tb, p, p) }
+
+// seedsScaleSessions is the number of live sessions of the seeds' scale
+// (designScale: 36 people with 8 sessions each).
+const seedsScaleSessions = 36 * 8
+
+// workRecordOf gives the record line at position p, of the kind of the
+// mix at p, by the session numbered k (k%36 its person, k%4 its
+// repository).
+func workRecordOf(tb testing.TB, p, k uint64) []byte {
 	tb.Helper()
-	user := fmt.Sprintf("u%02d", p%36)
-	s := name.SessionURI{User: user, Host: "host-" + user, Repo: name.Repo(fmt.Sprintf("como/repo%d", p%4)),
-		Session: fmt.Sprintf("%08x", (p*2654435761)%(1<<32))}
+	user := fmt.Sprintf("u%02d", k%36)
+	s := name.SessionURI{User: user, Host: "host-" + user, Repo: name.Repo(fmt.Sprintf("como/repo%d", k%4)),
+		Session: fmt.Sprintf("%08x", (k*2654435761)%(1<<32))}
 	thread := name.Thread(s.Repo)
 	item := name.Item(fmt.Sprintf("issue-%d", p%500))
 	var c record.Change
@@ -100,14 +110,29 @@ func writeLog(tb testing.TB, s rifflog.Store, at rifflog.Replayed, n, per int, l
 // and into the state (riffengine.Load of the store, which holds only
 // chunks and no checkpoint: decode and riffstate's Replay of each
 // record, what a start does), with the runtime's default collector and
-// with the heap floor of riff-server (KeepHeapFloor).
+// with the heap floor of riff-server (KeepHeapFloor). Each record is by
+// a session of its own, so each text of a session is new: the worst case.
 func BenchmarkReplayWorkRecords(b *testing.B) {
+	benchmarkReplay(b, func(p uint64) []byte { return workRecord(b, p) })
+}
+
+// BenchmarkReplayWorkRecordsSeedsScale is BenchmarkReplayWorkRecords
+// with the records of the live sessions of the seeds' scale, in turn: the
+// log of a riff of 36 people with 8 sessions each, whose texts come again.
+func BenchmarkReplayWorkRecordsSeedsScale(b *testing.B) {
+	benchmarkReplay(b, func(p uint64) []byte { return workRecordOf(b, p, p%seedsScaleSessions) })
+}
+
+// benchmarkReplay writes 100,000 records given by line, in chunks of 50,
+// to the directory store, and replays them raw, decoded, into the state,
+// and into the state with the heap floor.
+func benchmarkReplay(b *testing.B, line func(p uint64) []byte) {
 	const total, per = 100_000, 50
 	s, err := dir.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	writeLog(b, s, rifflog.Replayed{}, total, per, func(p uint64) []byte { return workRecord(b, p) })
+	writeLog(b, s, rifflog.Replayed{}, total, per, line)
 	ctx := context.Background()
 	// Beside the rate, the CPU of the process a record (all its
 	// goroutines): on a machine of 2 cores a replay cannot pass

@@ -143,3 +143,15 @@ func TestSpecial(t *testing.T) {
 		}
 	}
 }
+
+// Given each key of the envelope, and keys that are not of it, when
+// envelopeIndex reads them, then it gives what wordIndex gives in
+// envelopeKeys: the switch and the list name the same keys.
+func TestEnvelopeIndexIsWordIndex(t *testing.T) {
+	keys := append(strings.Fields(envelopeKeys), "", "Position", "positio", "positions", "change ", "by by", "kind")
+	for _, key := range keys {
+		if got, want := envelopeIndex([]byte(key)), wordIndex(envelopeKeys, []byte(key)); got != want {
+			t.Errorf("envelopeIndex(%q) = %d, wordIndex = %d", key, got, want)
+		}
+	}
+}
