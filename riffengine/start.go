@@ -60,6 +60,10 @@ func Load(ctx context.Context, store rifflog.Store, opts riffstate.Options) (Loa
 	if err != nil {
 		return Loaded{}, err
 	}
+	// A replay from the start of the log kept the two copies as one riff:
+	// the clone is made here, part of the start, not under the lock of
+	// the first call.
+	l.State.Split()
 	l.Took = time.Since(start)
 	return l, nil
 }

@@ -53,6 +53,7 @@ func (e *Effects) add(o Effects) {
 // wake). When a message and the end of MustClear are in one chunk, the
 // session gets only the missed wake.
 func (s *State) applyWritten(records []record.Record, nowMs int64) Effects {
+	s.Split()
 	var e Effects
 	cleared := map[string]bool{}
 	var posted []Message

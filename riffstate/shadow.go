@@ -28,7 +28,7 @@ type Shadow struct {
 	// base and replayed make the riff at the first use: the state of the
 	// checkpoint (nil for an empty log), and the records after it.
 	base     []byte
-	replayed []record.Record
+	replayed [][]record.Record
 
 	riff     *Riff
 	answered *Answered
@@ -43,8 +43,25 @@ type Shadow struct {
 // Shadow, to build the riff of the Shadow with no copy under a lock: the
 // checkpoint that it was loaded from and the records that it replayed.
 type origin struct {
-	base     []byte
-	replayed []record.Record
+	base []byte
+	// replayed holds the records in blocks of at least replayedBlock: a
+	// long replay appends to the last block, never to one array that
+	// grows and is copied again and again.
+	replayed [][]record.Record
+}
+
+// replayedBlock is the least number of records of a block of
+// origin.replayed.
+const replayedBlock = 4096
+
+// keep keeps records at the end of the replayed records.
+func (o *origin) keep(records []record.Record) {
+	if n := len(o.replayed); n > 0 && len(o.replayed[n-1])+len(records) <= cap(o.replayed[n-1]) {
+		o.replayed[n-1] = append(o.replayed[n-1], records...)
+		return
+	}
+	block := make([]record.Record, 0, max(len(records), replayedBlock))
+	o.replayed = append(o.replayed, append(block, records...))
 }
 
 // ShadowStep is one step of the written copy, in the order of the
@@ -168,7 +185,9 @@ func (sh *Shadow) ensure() error {
 		}
 		sh.riff, sh.answered = cp.Riff.fill(), answeredOf(cp.Calls)
 	}
-	sh.step(sh.replayed)
+	for _, block := range sh.replayed {
+		sh.step(block)
+	}
 	sh.base, sh.replayed = nil, nil
 	return nil
 }

@@ -102,9 +102,22 @@ type State struct {
 	texts claimTexts
 }
 
-// New gives the state of an empty log.
+// New gives the state of an empty log. Its two copies are one riff
+// until the first change that is not a replay (clone.go).
 func New(opts Options) *State {
-	return &State{pending: NewRiff(), written: NewRiff(), presence: NewPresence(), answered: NewAnswered(), opts: opts, origin: &origin{}}
+	r := NewRiff()
+	return &State{pending: r, written: r, presence: NewPresence(), answered: NewAnswered(), opts: opts, origin: &origin{}}
+}
+
+// Split gives the pending copy a riff of its own, a clone of the written
+// copy, when the two copies are one riff: a state that has only
+// replayed. A start splits the state before it serves, so that no call
+// pays for the clone under the lock; a change of either copy splits it
+// first too.
+func (s *State) Split() {
+	if s.pending == s.written {
+		s.pending = s.written.clone()
+	}
 }
 
 // Pending is the view of the pending copy, for handle.
@@ -215,6 +228,7 @@ func (s *State) Queue(c Caller, kind record.Command, call string, changes []reco
 	if len(changes) == 0 {
 		return nil
 	}
+	s.Split()
 	c = s.Caller(c)
 	records := make([]record.Record, len(changes))
 	for i, change := range changes {
@@ -266,11 +280,13 @@ func Run[R any](s *State, cmd Command[R], c Caller, now Now) (R, Effects, error)
 	return Reply(s, cmd, c, Done{Made: made}, now), effects, nil
 }
 
-// Replay applies records of the log to both copies, as a start does. It
-// sets no time in the presence.
+// Replay applies records of the log to both copies, as a start does
+// (once, while the two are one riff). It sets no time in the presence.
 func (s *State) Replay(records ...record.Record) {
 	for _, rec := range records {
-		Apply(s.pending, rec)
+		if s.pending != s.written {
+			Apply(s.pending, rec)
+		}
 		took := Apply(s.written, rec)
 		if !took {
 			s.dropped.add(rec)
@@ -280,7 +296,7 @@ func (s *State) Replay(records ...record.Record) {
 		s.answered.record(rec)
 	}
 	if s.origin != nil {
-		s.origin.replayed = append(s.origin.replayed, records...)
+		s.origin.keep(records)
 	}
 }
 
