@@ -230,6 +230,25 @@ func encodeChunk(prev Sum, first uint64, records [][]byte) ([]byte, Sum) {
 type decodedChunk struct {
 	header
 	lines [][]byte // each record line without its newline, sharing the bytes
+	// chains, when not nil, holds the chain value after each line, from
+	// the Prev of the header: the read stage of a replay hashes them
+	// (chainLines), so that the check stage, which the decode of each
+	// record keeps busy, only compares them.
+	chains []Sum
+}
+
+// chainLines gives d the chain value after each of its lines, from the
+// Prev of its header: the values that a replay that reached the chunk
+// with the chain value Prev gives its lines. A replay that reaches it
+// with another chain value stops at the chunk's header (ErrChain), so
+// the values are used only where they are right.
+func (d *decodedChunk) chainLines(c *chainer) {
+	d.chains = make([]Sum, len(d.lines))
+	chain := d.Prev
+	for i, line := range d.lines {
+		chain = c.next(chain, line)
+		d.chains[i] = chain
+	}
 }
 
 // decodeChunk reads the header of a chunk, checks that it is in its one

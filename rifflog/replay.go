@@ -63,9 +63,9 @@ func Replay(ctx context.Context, s Store, from From, fn func(line []byte, positi
 }
 
 // ReplayDecoded is [Replay] with a decode step that runs ahead of apply:
-// one goroutine reads the chunks (the file, the header, the checksum),
-// a second checks the positions and the chain and gives each record line
-// to decode, and apply gets each value on the goroutine of the caller,
+// one goroutine reads the chunks (the file, the header, the checksum,
+// the chain value of each line), a second checks the positions and the
+// chain and gives each record line to decode, and apply gets each value on the goroutine of the caller,
 // in log order. A replay stops at the first problem in log order, with
 // the same error as Replay with a function that decodes and applies: a
 // check of a line, then its decode, then its apply. decode must not keep
@@ -134,9 +134,11 @@ type checkedChunk[T any] struct {
 // replay runs a replay as a pipeline of three stages, each in log order:
 //
 //   - read (a goroutine): the file, the header and the checksum of each
-//     chunk;
-//   - check (a goroutine): the positions and the chain of each line, and
-//     decode of each line that comes after from;
+//     chunk, and the chain value after each of its lines from the Prev
+//     of its header;
+//   - check (a goroutine): the positions of each line, the Prev of each
+//     chunk against the chain value of the log before it (so the chain
+//     of each line), and decode of each line that comes after from;
 //   - apply (the goroutine of the caller): apply of each value.
 //
 // A stage that meets a problem passes on what came before it and the
@@ -195,6 +197,7 @@ func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- 
 	defer close(read)
 	var batch []readChunk
 	n := 0
+	chains := newChainer()
 	for i, name := range names {
 		c := readChunk{name: name}
 		if err := ctx.Err(); err != nil {
@@ -203,6 +206,8 @@ func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- 
 			c.err = fmt.Errorf("replay: read %s: %w", name, err)
 		} else if c.d, err = decodeChunk(name, data); err != nil {
 			c.err = fmt.Errorf("replay: %w", err)
+		} else {
+			c.d.chainLines(chains)
 		}
 		batch = append(batch, c)
 		n += len(c.d.lines)
@@ -360,7 +365,11 @@ func (r *replayer) lines(name string, d decodedChunk, fn func([]byte, uint64, Su
 			return given, err
 		}
 		r.last = pos
-		r.chain = r.c.next(r.chain, line)
+		if d.chains != nil {
+			r.chain = d.chains[i] // from d.Prev, which is r.chain at the first line (checked above)
+		} else {
+			r.chain = r.c.next(r.chain, line)
+		}
 		if r.inside {
 			if pos < r.from.Position {
 				continue
