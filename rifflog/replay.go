@@ -59,7 +59,7 @@ func chunkNames(ctx context.Context, s Store) ([]string, []uint64, error) {
 // a line, in log order, and only after every check of the log up to its
 // line passed.
 func Replay(ctx context.Context, s Store, from From, fn func(line []byte, position uint64) error) (Replayed, error) {
-	return replay(ctx, s, from, func(line []byte, _ uint64, _ Sum) ([]byte, error) { return line, nil }, fn)
+	return replay(ctx, s, from, func(line []byte, _ uint64, _ Sum) ([]byte, error) { return line, nil }, fn, chainInCheck)
 }
 
 // ReplayDecoded is [Replay] with a decode step that runs ahead of apply:
@@ -73,7 +73,7 @@ func Replay(ctx context.Context, s Store, from From, fn func(line []byte, positi
 // nothing but the values. Each goroutine has ended when ReplayDecoded
 // returns.
 func ReplayDecoded[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64) (T, error), apply func(v T, position uint64) error) (Replayed, error) {
-	return replay(ctx, s, from, func(line []byte, pos uint64, _ Sum) (T, error) { return decode(line, pos) }, apply)
+	return replay(ctx, s, from, func(line []byte, pos uint64, _ Sum) (T, error) { return decode(line, pos) }, apply, chainInRead)
 }
 
 // errStop ends a replay early without an error.
@@ -93,7 +93,7 @@ func ChainAt(ctx context.Context, s Store, from From, p uint64) (Sum, error) {
 				return errStop
 			}
 			return nil
-		})
+		}, chainInCheck)
 	if err != nil && !errors.Is(err, errStop) {
 		return Sum{}, fmt.Errorf("chain at %d: %w", p, err)
 	}
@@ -113,12 +113,23 @@ const (
 	ahead        = 2
 )
 
+// freeBuffers is the most buffers of read chunks that a replay keeps for
+// its next reads, on a store that reads into them ([Appender]): the
+// apply stage gives back the buffer of each chunk that it applied, and
+// the read stage takes one for each chunk it reads, or reads into a new
+// one when none is free. A batch has at most batchRecords chunks (of a
+// record or more each), and at most 2*ahead+3 batches are in the stages
+// at once (ahead in each channel, one in each stage): so free holds a
+// buffer for each chunk that can be in the stages.
+const freeBuffers = (2*ahead + 3) * batchRecords
+
 // readChunk is a chunk that the reader stage read and checked against
 // its header and checksum, or the error that stopped it.
 type readChunk struct {
 	name string
 	d    decodedChunk
-	err  error // already in the form of the replay's error
+	buf  []byte // the bytes of the chunk, which d's lines share
+	err  error  // already in the form of the replay's error
 }
 
 // checkedChunk holds the values of the records of one chunk, after the
@@ -128,7 +139,8 @@ type checkedChunk[T any] struct {
 	name  string
 	first uint64 // the position of vals[0]
 	vals  []T
-	err   error // already in the form of the replay's error
+	buf   []byte // the bytes of the chunk: free once vals are applied
+	err   error  // already in the form of the replay's error
 }
 
 // replay runs a replay as a pipeline of three stages, each in log order:
@@ -146,7 +158,18 @@ type checkedChunk[T any] struct {
 // which is the first one in log order, so the replay gives the error
 // that a replay of one chunk after the other would give. Both goroutines
 // have ended when replay returns.
-func replay[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64, chain Sum) (T, error), apply func(v T, position uint64) error) (Replayed, error) {
+// chainAt says which stage of a replay hashes the chain value of each
+// line: the read stage when the check stage decodes (ReplayDecoded),
+// the check stage when it does nothing else (Replay, ChainAt), so that
+// the work of the two goroutines is about the same either way.
+type chainAt bool
+
+const (
+	chainInRead  chainAt = true
+	chainInCheck chainAt = false
+)
+
+func replay[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64, chain Sum) (T, error), apply func(v T, position uint64) error, chain chainAt) (Replayed, error) {
 	names, firsts, err := chunkNames(ctx, s)
 	if err != nil {
 		return Replayed{}, fmt.Errorf("replay: %w", err)
@@ -164,11 +187,13 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 	}()
 	read := make(chan []readChunk, ahead)
 	checked := make(chan []checkedChunk[T], ahead)
-	wg.Go(func() { readChunks(ctx, pipe, s, names, read) })
+	// A buffer is owned by the stage that holds its chunk, then by free.
+	free := make(chan []byte, freeBuffers)
+	wg.Go(func() { readChunks(ctx, pipe, s, names, read, free, chain) })
 	// The check stage owns r until it ends; the apply stage reads r
 	// only after checked is closed.
 	wg.Go(func() { checkChunks(pipe, &r, decode, read, checked) })
-	out, err := applyChunks(checked, apply)
+	out, err := applyChunks(checked, apply, free)
 	if err != nil {
 		return out, err
 	}
@@ -192,21 +217,34 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 // chunks names in order, and sends them on read in batches of about
 // batchRecords records. A chunk that does not read ends the stage after
 // its batch, with its error in it; the end of ctx too. pipe ends when
-// the replay ends.
-func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- []readChunk) {
+// the replay ends. On a store that reads into a buffer ([Appender]),
+// each chunk is read into a buffer from free when one is there.
+func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- []readChunk, free <-chan []byte, chain chainAt) {
 	defer close(read)
 	var batch []readChunk
 	n := 0
 	chains := newChainer()
+	appender, _ := s.(Appender)
+	get := func(name string) ([]byte, error) {
+		if appender == nil {
+			return s.Get(pipe, name)
+		}
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+		}
+		return appender.GetAppend(pipe, name, buf[:0])
+	}
 	for i, name := range names {
 		c := readChunk{name: name}
 		if err := ctx.Err(); err != nil {
 			c.err = fmt.Errorf("replay: %w", err)
-		} else if data, err := s.Get(pipe, name); err != nil {
+		} else if c.buf, err = get(name); err != nil {
 			c.err = fmt.Errorf("replay: read %s: %w", name, err)
-		} else if c.d, err = decodeChunk(name, data); err != nil {
+		} else if c.d, err = decodeChunk(name, c.buf); err != nil {
 			c.err = fmt.Errorf("replay: %w", err)
-		} else {
+		} else if chain == chainInRead {
 			c.d.chainLines(chains)
 		}
 		batch = append(batch, c)
@@ -256,7 +294,7 @@ func checkChunks[T any](pipe context.Context, r *replayer, decode func(line []by
 // checkChunk checks one chunk that was read and decodes its records
 // after the start position.
 func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, position uint64, chain Sum) (T, error)) checkedChunk[T] {
-	out := checkedChunk[T]{name: c.name, err: c.err}
+	out := checkedChunk[T]{name: c.name, buf: c.buf, err: c.err}
 	if c.err != nil {
 		return out
 	}
@@ -281,8 +319,9 @@ func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, positi
 // applyChunks is the apply stage of a replay, on the goroutine of the
 // caller: it applies each checked record in order and counts the
 // records and the chunks. It stops at the first error, of apply or of
-// a chunk.
-func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, position uint64) error) (Replayed, error) {
+// a chunk. The buffer of each chunk whose values it applied goes to
+// free, for a read after it: neither decode nor apply keeps a line.
+func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, position uint64) error, free chan<- []byte) (Replayed, error) {
 	out := Replayed{}
 	for batch := range checked {
 		for _, c := range batch {
@@ -297,6 +336,12 @@ func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, positi
 				return out, c.err
 			}
 			out.Chunks++
+			if c.buf != nil {
+				select {
+				case free <- c.buf:
+				default:
+				}
+			}
 		}
 	}
 	return out, nil

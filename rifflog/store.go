@@ -53,6 +53,17 @@ type Store interface {
 	Swap(ctx context.Context, name string, data []byte, gen int64) (int64, error)
 }
 
+// Appender is a store that reads an object into the end of a buffer of
+// the caller (the directory store), so that a replay reads each chunk
+// into the buffer of a chunk before it, not into a new one.
+type Appender interface {
+	// GetAppend appends the bytes of the object name to buf and gives
+	// the result, as Get gives the bytes; on an error it gives buf back
+	// as it came, with an error that wraps ErrNotExist when the object
+	// is not there.
+	GetAppend(ctx context.Context, name string, buf []byte) ([]byte, error)
+}
+
 // LeftoverRemover is a store where a write that a killed process did not
 // finish leaves a file (the directory store: its temporary files). A
 // start removes them once it holds the lease and no other instance

@@ -319,3 +319,37 @@ func openDir(t *testing.T, root string) *dir.Store {
 	}
 	return s
 }
+
+// TestGivenABufferWhenAnObjectIsReadIntoItThenItsBytesFollowTheBuffers:
+// GetAppend gives the bytes that Get gives after those of the buffer,
+// whether the buffer has room for them or not (a file larger than a
+// read's room, an empty one), on the host and on the simulated file
+// system (which reads with ReadFile), and gives the buffer back as it
+// came with ErrNotExist for an object that is not there.
+func TestGivenABufferWhenAnObjectIsReadIntoItThenItsBytesFollowTheBuffers(t *testing.T) {
+	ctx := context.Background()
+	sim, err := dir.OpenFS(newSimFS(), "/riff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*dir.Store{openDir(t, t.TempDir()), sim} {
+		big := strings.Repeat("0123456789abcdef", 20_000) // 320 KB: many reads into a small buffer
+		for name, data := range map[string]string{"log/empty": "", "log/small": "one line\n", "log/big": big} {
+			if err := s.Put(ctx, name, []byte(data)); err != nil {
+				t.Fatal(err)
+			}
+			for _, buf := range [][]byte{nil, []byte("kept:"), make([]byte, 3, 4), make([]byte, 0, 1<<20)} {
+				before := string(buf)
+				got, err := s.GetAppend(ctx, name, buf)
+				if err != nil || string(got) != before+data {
+					t.Fatalf("GetAppend(%s, %d of %d bytes) = %d bytes, %v; want %d", name, len(buf), cap(buf), len(got), err, len(before)+len(data))
+				}
+			}
+		}
+		buf := []byte("kept")
+		got, err := s.GetAppend(ctx, "log/none", buf)
+		if !errors.Is(err, rifflog.ErrNotExist) || string(got) != "kept" {
+			t.Fatalf("GetAppend of no object = %q, %v; want the buffer as it came and ErrNotExist", got, err)
+		}
+	}
+}

@@ -103,8 +103,24 @@ func (OS) MkdirAll(dir string) error {
 // Remove is os.Remove.
 func (OS) Remove(name string) error { return os.Remove(name) }
 
-// ReadFile is os.ReadFile.
-func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+// ReadFile reads a whole file, as os.ReadFile does (AppendFile with no
+// buffer).
+func (OS) ReadFile(name string) ([]byte, error) { return OS{}.AppendFile(name, nil) }
+
+// FileAppender is an FS that reads a whole file into the end of a buffer
+// of the caller, so that a replay reads each chunk into a buffer that an
+// earlier chunk used ([Store.GetAppend]). A Store on an FS that is not
+// one reads the file with ReadFile and appends it.
+type FileAppender interface {
+	// AppendFile appends the bytes of the file name to buf and gives
+	// the result (fs.ErrNotExist when it is not there).
+	AppendFile(name string, buf []byte) ([]byte, error)
+}
+
+// readSlack is the room past the size of a file that AppendFile leaves
+// in a buffer it grows: a file that grew since its size was read still
+// reads to its end in one more read.
+const readSlack = 512
 
 // ReadDir is os.ReadDir.
 func (OS) ReadDir(dir string) ([]Entry, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -197,6 +198,41 @@ func pathCall(a, b string, call func(a, b *byte) syscall.Errno) error {
 			return e
 		}
 		return nil
+	}
+}
+
+// AppendFile reads the file name to its end into buf, as a bare
+// descriptor: an open, a read of its bytes, a read of its end and a
+// close, where os.ReadFile also makes four fcntl, a refused epoll_ctl and
+// an fstat. The size of the file is read (fstat) only when buf has too
+// little room for a chunk's file.
+func (OS) AppendFile(name string, buf []byte) ([]byte, error) {
+	var fd int
+	err := retry(func() (err error) { fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); return err })
+	if err != nil {
+		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	if cap(buf)-len(buf) < readSlack {
+		var st syscall.Stat_t
+		if err := retry(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+			return buf, &fs.PathError{Op: "stat", Path: name, Err: err}
+		}
+		buf = slices.Grow(buf, int(max(st.Size, 0))+readSlack)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, readSlack)
+		}
+		var n int
+		err := retry(func() (err error) { n, err = syscall.Read(fd, buf[len(buf):cap(buf)]); return err })
+		if err != nil {
+			return buf, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
 	}
 }
 

@@ -5,10 +5,39 @@ package dir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
+
+// AppendFile reads the file name to its end into buf.
+func (OS) AppendFile(name string, buf []byte) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if cap(buf)-len(buf) < readSlack {
+		if info, err := f.Stat(); err == nil {
+			buf = slices.Grow(buf, int(max(info.Size(), 0))+readSlack)
+		}
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, readSlack)
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
 
 // OpenDir opens dir and gives the Dir that writes in it by paths, with
 // the directory held open for its flushes.

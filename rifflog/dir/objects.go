@@ -50,6 +50,35 @@ func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
 	return data, nil
 }
 
+// GetAppend appends the bytes of the object name to buf, as Get gives
+// them ([rifflog.Appender]): a replay reads each chunk into the buffer of
+// a chunk before it. On an error buf is given back as it came.
+func (s *Store) GetAppend(ctx context.Context, name string, buf []byte) ([]byte, error) {
+	fa, ok := s.fs.(FileAppender)
+	if !ok {
+		data, err := s.Get(ctx, name)
+		if err != nil {
+			return buf, err
+		}
+		return append(buf, data...), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return buf, fmt.Errorf("get %s: %w", name, err)
+	}
+	file, err := s.file(name)
+	if err != nil {
+		return buf, fmt.Errorf("get: %w", err)
+	}
+	out, err := fa.AppendFile(file, buf)
+	if errors.Is(err, fs.ErrNotExist) {
+		return buf, fmt.Errorf("get %s: %w", name, rifflog.ErrNotExist)
+	}
+	if err != nil {
+		return buf, fmt.Errorf("get %s: %w", name, err)
+	}
+	return out, nil
+}
+
 // List gives the objects whose names start with prefix, in byte order.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
