@@ -65,8 +65,8 @@ func Replay(ctx context.Context, s Store, from From, fn func(line []byte, positi
 // ReplayDecoded is [Replay] with a decode step that runs ahead of apply:
 // one goroutine reads the chunks (the file, the header, the checksum,
 // the chain value of each line), a second checks the positions and the
-// chain and gives each record line to decode, and apply gets each value on the goroutine of the caller,
-// in log order. A replay stops at the first problem in log order, with
+// chain and gives each record line to decode, and apply gets each value
+// on the goroutine of the caller, in log order. A replay stops at the first problem in log order, with
 // the same error as Replay with a function that decodes and applies: a
 // check of a line, then its decode, then its apply. decode must not keep
 // the line; it runs on another goroutine than apply, so the two share
@@ -143,6 +143,17 @@ type checkedChunk[T any] struct {
 	err   error  // already in the form of the replay's error
 }
 
+// chainAt says which stage of a replay hashes the chain value of each
+// line: the read stage when the check stage decodes (ReplayDecoded),
+// the check stage when it does nothing else (Replay, ChainAt), so that
+// the work of the two goroutines is about the same either way.
+type chainAt bool
+
+const (
+	chainInRead  chainAt = true
+	chainInCheck chainAt = false
+)
+
 // replay runs a replay as a pipeline of three stages, each in log order:
 //
 //   - read (a goroutine): the file, the header and the checksum of each
@@ -158,17 +169,6 @@ type checkedChunk[T any] struct {
 // which is the first one in log order, so the replay gives the error
 // that a replay of one chunk after the other would give. Both goroutines
 // have ended when replay returns.
-// chainAt says which stage of a replay hashes the chain value of each
-// line: the read stage when the check stage decodes (ReplayDecoded),
-// the check stage when it does nothing else (Replay, ChainAt), so that
-// the work of the two goroutines is about the same either way.
-type chainAt bool
-
-const (
-	chainInRead  chainAt = true
-	chainInCheck chainAt = false
-)
-
 func replay[T any](ctx context.Context, s Store, from From, decode func(line []byte, position uint64, chain Sum) (T, error), apply func(v T, position uint64) error, chain chainAt) (Replayed, error) {
 	names, firsts, err := chunkNames(ctx, s)
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 // riff is new. It shares only what comes from a record and that nothing
 // changes in place: strings, the *record.By of a record, the marks of a
 // session URI, and the contents of a kept message (its selectors,
-// payload and woken sessions), as copyThreads does. TestGivenARiffWhenItIsClonedThenItSharesNothingThatChanges
-// walks the whole riff to hold it.
+// payload and woken sessions), as copyThreads does.
+// TestGivenARiffWhenItIsClonedThenItSharesNothingThatChanges walks the
+// whole riff to hold it.
 func (r *Riff) clone() *Riff {
 	c := *r
 	c.Sessions = cloneValues(r.Sessions, func(s Session) Session {

@@ -33,35 +33,13 @@ func (s *Store) Put(ctx context.Context, name string, data []byte) error {
 
 // Get reads the object name.
 func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("get %s: %w", name, err)
-	}
-	file, err := s.file(name)
-	if err != nil {
-		return nil, fmt.Errorf("get: %w", err)
-	}
-	data, err := s.fs.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("get %s: %w", name, rifflog.ErrNotExist)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get %s: %w", name, err)
-	}
-	return data, nil
+	return s.GetAppend(ctx, name, nil)
 }
 
 // GetAppend appends the bytes of the object name to buf, as Get gives
 // them ([rifflog.Appender]): a replay reads each chunk into the buffer of
 // a chunk before it. On an error buf is given back as it came.
 func (s *Store) GetAppend(ctx context.Context, name string, buf []byte) ([]byte, error) {
-	fa, ok := s.fs.(FileAppender)
-	if !ok {
-		data, err := s.Get(ctx, name)
-		if err != nil {
-			return buf, err
-		}
-		return append(buf, data...), nil
-	}
 	if err := ctx.Err(); err != nil {
 		return buf, fmt.Errorf("get %s: %w", name, err)
 	}
@@ -69,7 +47,12 @@ func (s *Store) GetAppend(ctx context.Context, name string, buf []byte) ([]byte,
 	if err != nil {
 		return buf, fmt.Errorf("get: %w", err)
 	}
-	out, err := fa.AppendFile(file, buf)
+	var out []byte
+	if fa, ok := s.fs.(FileAppender); ok {
+		out, err = fa.AppendFile(file, buf)
+	} else if out, err = s.fs.ReadFile(file); err == nil && len(buf) > 0 {
+		out = append(buf, out...)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return buf, fmt.Errorf("get %s: %w", name, rifflog.ErrNotExist)
 	}
