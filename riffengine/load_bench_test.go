@@ -366,3 +366,35 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(cp.State)), "state-bytes")
 }
+
+// BenchmarkDecodeWorkRecords decodes the lines of the two logs of the
+// replay benchmarks with a record.Decoder, as a replay does (one decoder
+// for each pass over the log), one record an op: the decode stage of a
+// replay, apart from its reads, its hashes and its apply.
+func BenchmarkDecodeWorkRecords(b *testing.B) {
+	const total = 100_000
+	for _, set := range []struct {
+		name string
+		line func(p uint64) []byte
+	}{
+		{"new-sessions", func(p uint64) []byte { return workRecord(b, p) }},
+		{"seeds-scale", func(p uint64) []byte { return workRecordOf(b, p, p%seedsScaleSessions) }},
+	} {
+		lines := make([][]byte, total)
+		for i := range lines {
+			lines[i] = set.line(uint64(i + 1))
+		}
+		b.Run(set.name, func(b *testing.B) {
+			b.ReportAllocs()
+			d, i := record.NewDecoder(), 0
+			for b.Loop() {
+				if _, err := d.Decode(lines[i]); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(lines) {
+					d, i = record.NewDecoder(), 0
+				}
+			}
+		})
+	}
+}

@@ -57,23 +57,36 @@ func (e *Error) Unwrap() error { return ErrBadName }
 
 func bad(part, value, why string) error { return &Error{Part: part, Value: value, Why: why} }
 
+// wordPunct are the bytes other than ASCII letters and digits that a
+// word of a name may hold.
+const wordPunct = "._-"
+
+// wordLow and wordHigh are the bytes of a word (ASCII letters, digits and
+// wordPunct) as two masks: bit c of wordLow for c < 64, bit c-64 of
+// wordHigh for the others under 128. TestWordMasksAreTheWordBytes holds
+// them to the rule.
+const (
+	wordLow  = 1<<'-' | 1<<'.' | (1<<10-1)<<'0'
+	wordHigh = (1<<26-1)<<('A'-64) | 1<<('_'-64) | (1<<26-1)<<('a'-64)
+)
+
 // checkWord checks one part of a name: not empty, at most MaxNameLen
-// bytes, and only letters, digits and the characters in extra.
-func checkWord(part, s, extra string) error {
+// bytes, and only ASCII letters, digits and the bytes of wordPunct.
+func checkWord(part, s string) error {
 	if s == "" {
 		return bad(part, s, "it is empty")
 	}
 	if len(s) > MaxNameLen {
 		return bad(part, s, fmt.Sprintf("it has more than %d characters", MaxNameLen))
 	}
-	if plainWord(s, extra) {
+	if plainWord(s) {
 		return nil
 	}
 	for _, r := range s {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			continue
 		}
-		if strings.ContainsRune(extra, r) {
+		if strings.ContainsRune(wordPunct, r) {
 			continue
 		}
 		return bad(part, s, fmt.Sprintf("it holds the character %q", r))
@@ -81,37 +94,68 @@ func checkWord(part, s, extra string) error {
 	return nil
 }
 
-// plainWord says whether s holds only ASCII letters, digits and bytes of
-// extra: the fast path of checkWord, which finds the error otherwise.
-func plainWord(s, extra string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
-			continue
+// plainWord says whether s holds only the bytes of a word: the fast path
+// of checkWord, which finds the error otherwise. A decode checks several
+// words a record, so it tests 8 bytes at once (wordBytes8), and then
+// each byte left by the masks.
+func plainWord(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if !wordBytes8(x) {
+			return false
 		}
-		if c >= 0x80 || strings.IndexByte(extra, c) < 0 {
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		var in uint64
+		switch {
+		case c < 64:
+			in = wordLow >> c
+		case c < 128:
+			in = wordHigh >> (c - 64)
+		}
+		if in&1 == 0 {
 			return false
 		}
 	}
 	return true
 }
 
+// wordBytes8 says whether each of the 8 bytes of x is a byte of a word.
+// For bytes under 128, (x+lo*(128-a))&^(x+lo*(127-b))&hi marks each
+// byte from a to b, with no carry from one byte to the next; a letter is
+// a byte from 'a' to 'z' once its bit 0x20 is set.
+func wordBytes8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if x&hi != 0 {
+		return false
+	}
+	between := func(x uint64, a, b byte) uint64 {
+		return (x + lo*uint64(128-a)) &^ (x + lo*uint64(127-b)) & hi
+	}
+	under := x ^ lo*'_'
+	in := between(x, '0', '9') | between(x|lo*0x20, 'a', 'z') | between(x, '-', '.') | ^(under+lo*127)&hi
+	return in == hi
+}
+
 // CheckUser checks a user name, as $USER gives it.
-func CheckUser(s string) error { return checkWord("user", s, "._-") }
+func CheckUser(s string) error { return checkWord("user", s) }
 
 // CheckHost checks a host name.
-func CheckHost(s string) error { return checkWord("host", s, ".-_") }
+func CheckHost(s string) error { return checkWord("host", s) }
 
 // CheckSessionID checks a session ID: the ID of the agent tool, often a
 // UUID.
-func CheckSessionID(s string) error { return checkWord("session ID", s, "-_.") }
+func CheckSessionID(s string) error { return checkWord("session ID", s) }
 
 // CheckRelay checks the instance ID of a relay (wire.End): a word of
 // letters, digits and "-_." as a session ID.
-func CheckRelay(s string) error { return checkWord("relay", s, "-_.") }
+func CheckRelay(s string) error { return checkWord("relay", s) }
 
 // CheckWorktree checks the name of a worktree.
-func CheckWorktree(s string) error { return checkWord("worktree", s, "._-") }
+func CheckWorktree(s string) error { return checkWord("worktree", s) }
 
 // Item is the name of a work item, for example issue-12, verify-issue-12
 // or task-iroh-listener. Items are exact names: a hold of issue-12 does
@@ -120,7 +164,7 @@ type Item string
 
 // ParseItem checks an item name.
 func ParseItem(s string) (Item, error) {
-	if err := checkWord("item", s, "._-"); err != nil {
+	if err := checkWord("item", s); err != nil {
 		return "", err
 	}
 	return Item(s), nil

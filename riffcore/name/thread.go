@@ -23,10 +23,10 @@ func ParseRepo(s string) (Repo, error) {
 	if !ok {
 		return "", bad("repository", s, "it is not OWNER/REPO")
 	}
-	if err := checkWord("repository owner", owner, "._-"); err != nil {
+	if err := checkWord("repository owner", owner); err != nil {
 		return "", err
 	}
-	if err := checkWord("repository name", repo, "._-"); err != nil {
+	if err := checkWord("repository name", repo); err != nil {
 		return "", err
 	}
 	return Repo(s), nil

@@ -37,8 +37,9 @@ func ParseURI(s string) (SessionURI, error) {
 	if !ok {
 		return u, bad("URI", s, "it does not start with riff://")
 	}
-	rest, u.Worktree, _ = strings.Cut(rest, "#")
-	if strings.Contains(s, "#") {
+	var hasWorktree bool
+	rest, u.Worktree, hasWorktree = strings.Cut(rest, "#")
+	if hasWorktree {
 		if err := CheckWorktree(u.Worktree); err != nil {
 			return SessionURI{}, err
 		}

@@ -7,3 +7,6 @@ func DecodeSlow(line []byte) (Record, error) { return decodeSlow(line) }
 // DecodeFast is the fast path alone; ok is false when it leaves the line
 // to the slow path.
 func DecodeFast(line []byte) (r Record, ok bool) { return decodeFast(line, nil) }
+
+// DecodeFastWith is the fast path alone with the tables of d.
+func DecodeFastWith(d *Decoder, line []byte) (r Record, ok bool) { return decodeFast(line, d) }

@@ -184,31 +184,47 @@ func (r *reader) idleWorkersRef() (*IdleWorkers, bool) {
 	return &w, ok
 }
 
-// uri reads a name.SessionURI as its UnmarshalJSON does.
+// uri reads a name.SessionURI as its UnmarshalJSON does. A URI with
+// no slice (no claim and no unknown part) is kept by the decoder, so
+// the records that read it share only its strings.
 func (r *reader) uri() (name.SessionURI, bool) {
 	s, _ := r.text()
 	if len(s) == 0 {
 		return name.SessionURI{}, s != nil
 	}
-	u, err := name.ParseURI(r.d.intern(s))
+	u, err := parsedName(r.d, uris, s, name.ParseURI, bare)
 	return u, err == nil
 }
 
-// parsed reads a string, interned, and parses it with parse, as the
-// UnmarshalJSON of its type does.
-func parsed[T any](r *reader, parse func(string) (T, error)) (T, bool) {
+func uris(d *Decoder) *memo[name.SessionURI] { return &d.uris }
+
+// bare says whether u holds no slice that a record could share.
+func bare(u name.SessionURI) bool { return u.Claims == nil && u.Unknown == nil }
+
+// parsed reads a string and parses it with parse, from the table of the
+// decoder (at) when its text came before, as the UnmarshalJSON of its
+// type does.
+func parsed[T any](r *reader, at func(*Decoder) *memo[T], parse func(string) (T, error)) (T, bool) {
 	s, _ := r.text()
 	if s == nil {
 		var zero T
 		return zero, false
 	}
-	v, err := parse(r.d.intern(s))
+	v, err := parsedName(r.d, at, s, parse, nil)
 	return v, err == nil
 }
 
-func (r *reader) thread() (name.Thread, bool) { return parsed(r, name.ParseThread) }
-func (r *reader) item() (name.Item, bool)     { return parsed(r, name.ParseItem) }
-func (r *reader) who() (name.Who, bool)       { return parsed(r, name.ParseWho) }
+func (r *reader) thread() (name.Thread, bool) {
+	return parsed(r, func(d *Decoder) *memo[name.Thread] { return &d.threads }, name.ParseThread)
+}
+
+func (r *reader) item() (name.Item, bool) {
+	return parsed(r, func(d *Decoder) *memo[name.Item] { return &d.items }, name.ParseItem)
+}
+
+func (r *reader) who() (name.Who, bool) {
+	return parsed(r, func(d *Decoder) *memo[name.Who] { return &d.whos }, name.ParseWho)
+}
 
 func (r *reader) whoList() ([]name.Who, bool) {
 	list := []name.Who{}
@@ -301,9 +317,35 @@ func (r *reader) scope() (Scope, bool) {
 	return RepoScope(repo), ok && n == 1
 }
 
-// by reads the cause as By's UnmarshalJSON does; each form that reads as
-// ClassOther is left to the slow path.
+// by reads the cause as By's UnmarshalJSON does. A cause whose bytes up
+// to its first '}' came before is the decoder's: the records share it
+// (a *By never changes).
 func (r *reader) by() (*By, bool) {
+	start := r.space()
+	n := bytes.IndexByte(r.b[start:], '}') + 1
+	if r.d == nil || n == 0 || n > internMax {
+		return r.readBy()
+	}
+	raw := r.b[start : start+n]
+	h := r.d.hash(raw)
+	if e := r.d.causes.get(h, raw); e != nil {
+		r.i = start + n
+		return e.value, true
+	}
+	// The table holds the cause: its text is not interned as well.
+	plain := *r
+	plain.d = nil
+	b, ok := plain.readBy()
+	r.i = plain.i
+	if ok && r.i == start+n && r.d.causes.missed(h) {
+		r.d.causes.put(h, string(raw), b)
+	}
+	return b, ok
+}
+
+// readBy reads the cause; each form that reads as ClassOther is left to
+// the slow path.
+func (r *reader) readBy() (*By, bool) {
 	var b *By
 	n := 0
 	ok := r.object(func(key []byte) bool {

@@ -40,8 +40,17 @@ var fastKinds = []record.Kind{
 
 // agree checks that Decode and the fast path give what the slow path
 // gives: the same error or none, the same record and the same skip. It
-// reports whether the fast path read the line.
+// reports whether the fast path read the line. The fast path reads the
+// line with no decoder, then three times with a new one (whose tables
+// hold each text and name of the line from its third read on: its
+// second miss puts it in), and then with the shared decoder, whose
+// tables hold those of the lines before.
 func agree(t *testing.T, line []byte) (fast bool) {
+	t.Helper()
+	return agreeWith(t, record.NewDecoder(), line)
+}
+
+func agreeWith(t *testing.T, shared *record.Decoder, line []byte) (fast bool) {
 	t.Helper()
 	want, wantErr := record.DecodeSlow(line)
 	got, err := record.Decode(line)
@@ -64,6 +73,16 @@ func agree(t *testing.T, line []byte) (fast bool) {
 	if r.Skipped() != want.Skipped() {
 		t.Fatalf("the fast path reads %q with Skipped() %v; the slow path %v", line, r.Skipped(), want.Skipped())
 	}
+	d := record.NewDecoder()
+	for _, dec := range []*record.Decoder{d, d, d, shared} {
+		got, ok := record.DecodeFastWith(dec, line)
+		if !ok {
+			t.Fatalf("the fast path reads %q with no decoder, not with one", line)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("the fast path reads %q with a decoder differently (-slow +fast):\n%s", line, diff)
+		}
+	}
 	return true
 }
 
@@ -76,13 +95,13 @@ func TestFastDecodeAgreesOnFixtures(t *testing.T) {
 		lines [][]byte
 	}{{"log.jsonl", fixtureLines(t)}, {"each_kind.jsonl", goldenLines(t)}} {
 		t.Run(set.name, func(t *testing.T) {
-			read := 0
+			read, shared := 0, record.NewDecoder()
 			for _, line := range set.lines {
 				r, err := record.DecodeSlow(line)
 				if err != nil {
 					t.Fatalf("the slow path does not read %s: %v", line, err)
 				}
-				fast := agree(t, line)
+				fast := agreeWith(t, shared, line)
 				if fast {
 					read++
 				}
@@ -135,6 +154,16 @@ var fastCases = []struct {
 	{"by of a later build", `{"position":12,"written_at_ms":1,"by":{"robot":"r2"},"change":{"plan_ended":{"thread":"o/r"}}}`, false},
 	{"scope of a later build", `{"position":8,"written_at_ms":1,"change":{"pause_set":{"scope":{"repository":"-"},"state":"paused"}}}`, false},
 	{"selector of a later build", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","to":[{"team":"core"}],"payload":"e30="}}}`, false},
+	{"payload with an escape", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","payload":"\u005AG9uZQ=="}}}`, false},
+	{"payload with a carriage return", "{\"position\":10,\"written_at_ms\":1,\"change\":{\"posted\":{\"thread\":\"o/r\",\"seq\":3,\"sender\":\"riff://mike@pangolin\",\"kind\":\"message\",\"payload\":\"ZG9u\rZQ==\"}}}", false},
+	{"payload with a new line", "{\"position\":10,\"written_at_ms\":1,\"change\":{\"posted\":{\"thread\":\"o/r\",\"seq\":3,\"sender\":\"riff://mike@pangolin\",\"kind\":\"message\",\"payload\":\"ZG9u\nZQ==\"}}}", false},
+	{"payload not UTF-8", "{\"position\":10,\"written_at_ms\":1,\"change\":{\"posted\":{\"thread\":\"o/r\",\"seq\":3,\"sender\":\"riff://mike@pangolin\",\"kind\":\"message\",\"payload\":\"ZG9\xffuZQ==\"}}}", false},
+	{"a cause with a brace in its text", `{"position":1,"written_at_ms":1,"by":{"session":"a}/s"},"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a cause with a key after its text", `{"position":1,"written_at_ms":1,"by":{"session":"a/s","x":{}},"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"a position of 20 digits", `{"position":10000000000000000000,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, true},
+	{"a position of 21 digits", `{"position":100000000000000000000,"written_at_ms":1,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, false},
+	{"the smallest time", `{"position":1,"written_at_ms":-9223372036854775808,"change":{"item_freed":{"thread":"o/r","item":"i"}}}`, true},
+	{"a session with a claim", `{"position":11,"written_at_ms":1,"change":{"claimed":{"session":"riff://ann@host/o/repo?session=s1&claim=issue-6&lead=true#wt","thread":"o/repo","item":"issue-7"}}}`, true},
 	{"payload not base64", `{"position":10,"written_at_ms":1,"change":{"posted":{"thread":"o/r","seq":3,"sender":"riff://mike@pangolin","kind":"message","payload":"e30"}}}`, false},
 	{"setting_changed", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{"idle_workers":{"user":"mike","host":"thelio","repo":"o/r","count":-2}}}}`, true},
 	{"setting_changed with no change", `{"position":16,"written_at_ms":1,"change":{"setting_changed":{}}}`, true},
@@ -148,9 +177,10 @@ var fastCases = []struct {
 }
 
 func TestFastDecodeCases(t *testing.T) {
+	shared := record.NewDecoder()
 	for _, tt := range fastCases {
 		t.Run(tt.name, func(t *testing.T) {
-			if fast := agree(t, []byte(tt.line)); fast != tt.fast {
+			if fast := agreeWith(t, shared, []byte(tt.line)); fast != tt.fast {
 				t.Errorf("the fast path reads %s: %v; want %v", tt.line, fast, tt.fast)
 			}
 		})
@@ -169,8 +199,9 @@ func FuzzFastDecodeAgrees(f *testing.F) {
 	for _, tt := range fastCases {
 		f.Add([]byte(tt.line))
 	}
+	shared := record.NewDecoder()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		agree(t, line)
+		agreeWith(t, shared, line)
 	})
 }
 

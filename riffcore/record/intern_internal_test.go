@@ -76,3 +76,27 @@ func TestInternAtOnce(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestGivenMoreNamesThanSlotsWhenTheyComeAgainThenEachReadsAsItself:
+// lines of far more causes, sessions, threads and items than a table has
+// slots, each read three times in a row with one decoder (so each goes
+// in the tables at its second read and comes from them at its third),
+// read as the slow path reads them: a slot that holds another text is a
+// miss.
+func TestGivenMoreNamesThanSlotsWhenTheyComeAgainThenEachReadsAsItself(t *testing.T) {
+	d := NewDecoder()
+	for i := range 3 * internSlots {
+		line := fmt.Appendf(nil, `{"position":%d,"written_at_ms":1,"by":{"session":"u%d/s%d"},"command":"claim","change":{"released":{"session":"riff://u%d@h%d/o/repo%d?session=s%d","thread":"o/repo%d","item":"issue-%d"}}}`,
+			i+1, i%97, i, i%97, i%13, i, i, i, i)
+		slow, err := decodeSlow(line)
+		if err != nil {
+			t.Fatalf("decodeSlow(%s) = %v", line, err)
+		}
+		for range 3 {
+			fast, ok := decodeFast(line, d)
+			if !ok || !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("decode %s: fast %+v (%v), slow %+v", line, fast, ok, slow)
+			}
+		}
+	}
+}

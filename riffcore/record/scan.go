@@ -1,10 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -70,7 +72,9 @@ func objectFields(b []byte) (keys []string, values [][]byte, ok bool) {
 }
 
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	// b[i] > ' ' first: the lines of the log hold no white space, so the
+	// loop ends at once, with one compare.
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -212,7 +216,12 @@ func (r *reader) text() (s []byte, ascii bool) {
 	}
 	start := r.i + 1
 	j := start
-	for ; j+8 <= len(r.b) && !special(binary.LittleEndian.Uint64(r.b[j:])); j += 8 {
+	for j+8 <= len(r.b) {
+		if m := specials(binary.LittleEndian.Uint64(r.b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) / 8 // the first byte to read one by one
+			break
+		}
+		j += 8
 	}
 	ascii = true
 	for ; j < len(r.b); j++ {
@@ -233,14 +242,17 @@ func (r *reader) text() (s []byte, ascii bool) {
 	return nil, false
 }
 
-// special says whether one of the 8 bytes of x is a quote, a backslash,
-// a control character or not ASCII: the bytes that text reads one by
-// one. (v-lo)&^v&hi is not zero when a byte of v is zero, and
-// (x-lo*n)&^x&hi when a byte of x is below n, for n up to 128.
-func special(x uint64) bool {
+// specials gives the high bit of each of the 8 bytes of x that is a
+// quote, a backslash, a control character or not ASCII (the bytes that
+// text reads one by one), at least: its lowest bit is that of the first
+// such byte, and it is zero when there is none. (v-lo)&^v&hi marks each
+// zero byte of v, and (x-lo*n)&^x&hi each byte of x below n, for n up to
+// 128; each can also mark a byte above one it marks (by the borrow), but
+// never one below.
+func specials(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := x^(lo*'"'), x^(lo*'\\')
-	return ((quote-lo)&^quote|(backslash-lo)&^backslash|(x-lo*0x20)&^x|x)&hi != 0
+	return ((quote-lo)&^quote | (backslash-lo)&^backslash | (x-lo*0x20)&^x | x) & hi
 }
 
 func (r *reader) str() (string, bool) {
@@ -281,22 +293,32 @@ func (r *reader) boolean() (bool, bool) {
 // exponent, and gives their value; ok is false when they do not fit.
 func (r *reader) digits() (n uint64, ok bool) {
 	start := r.i
-	for r.i < len(r.b) && '0' <= r.b[r.i] && r.b[r.i] <= '9' {
-		d := uint64(r.b[r.i] - '0')
+	j := start
+	// 19 digits always fit in a uint64: no check of each.
+	for ; j < len(r.b) && j-start < 19 && isDigit(r.b[j]); j++ {
+		n = n*10 + uint64(r.b[j]-'0')
+	}
+	if j < len(r.b) && isDigit(r.b[j]) { // a 20th digit may fit
+		d := uint64(r.b[j] - '0')
 		if n > (math.MaxUint64-d)/10 {
 			return 0, false
 		}
-		n = n*10 + d
-		r.i++
+		n, j = n*10+d, j+1
+		if j < len(r.b) && isDigit(r.b[j]) {
+			return 0, false
+		}
 	}
+	r.i = j
 	switch {
-	case r.i == start, r.b[start] == '0' && r.i > start+1:
+	case j == start, r.b[start] == '0' && j > start+1:
 		return 0, false // no digit, or a leading zero
-	case r.i < len(r.b) && (r.b[r.i] == '.' || r.b[r.i] == 'e' || r.b[r.i] == 'E'):
+	case j < len(r.b) && (r.b[j] == '.' || r.b[j] == 'e' || r.b[j] == 'E'):
 		return 0, false
 	}
 	return n, true
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (r *reader) uint64() (uint64, bool) {
 	r.space()
@@ -317,14 +339,29 @@ func (r *reader) int64() (int64, bool) {
 	return 0, false
 }
 
-// base64 reads a []byte as encoding/json does.
+// base64 reads a []byte as encoding/json does. It finds the end of the
+// string by its quote alone: the base64 decoder refuses each byte that a
+// string of no escape and no control character cannot hold (a
+// backslash, a control character, a byte that is not ASCII), but for \r
+// and \n, which it skips, and which are looked for here. A payload is
+// most of the bytes of a post, so this is a search of three bytes, not
+// the scan of text.
 func (r *reader) base64() ([]byte, bool) {
-	s, _ := r.text()
-	if s == nil {
+	start := r.space()
+	if start >= len(r.b) || r.b[start] != '"' {
+		return nil, false
+	}
+	end := bytes.IndexByte(r.b[start+1:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	s := r.b[start+1 : start+1+end]
+	if bytes.IndexByte(s, '\r') >= 0 || bytes.IndexByte(s, '\n') >= 0 {
 		return nil, false
 	}
 	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
 	n, err := base64.StdEncoding.Decode(b, s)
+	r.i = start + 2 + end
 	return b[:n], err == nil
 }
 
