@@ -67,8 +67,89 @@ func bodyKeys(k Kind) (required, optional string, ok bool) {
 	return "", "", false
 }
 
-// changeBody reads the body of a change of a kind of bodyKeys.
+// changeBody reads the body of a change of a kind of bodyKeys: in the
+// form that Encode writes, or else by its keys.
 func (r *reader) changeBody(k Kind) (Change, bool) {
+	start := r.i
+	if c, ok := r.changeBodyEncoded(k); ok {
+		return c, true
+	}
+	r.i = start
+	return r.changeBodyKeys(k)
+}
+
+// changeBodyEncoded reads the body of a change of a kind of bodyKeys
+// in the form that Encode writes.
+func (r *reader) changeBodyEncoded(k Kind) (Change, bool) {
+	switch k {
+	case KindRiffMade:
+		return r.readRiffMadeEncoded()
+	case KindSessionStarted:
+		return r.readSessionStartedEncoded()
+	case KindSessionForgotten:
+		return r.readSessionForgottenEncoded()
+	case KindJoinedThread:
+		return r.readJoinedThreadEncoded()
+	case KindLeftThread:
+		c, ok := r.readJoinedThreadEncoded()
+		return LeftThread(c), ok
+	case KindPosted:
+		return r.readPostedEncoded()
+	case KindClaimed:
+		return r.readClaimedEncoded()
+	case KindReleased:
+		return r.readReleasedEncoded()
+	case KindLeadSet:
+		return r.readLeadSetEncoded()
+	case KindPauseSet:
+		return r.readPauseSetEncoded()
+	case KindItemHeld:
+		return r.readItemHeldEncoded()
+	case KindItemFreed:
+		return r.readItemFreedEncoded()
+	case KindPlanSet:
+		return r.readPlanSetEncoded()
+	case KindPlanEnded:
+		return r.readPlanEndedEncoded()
+	case KindNotesSet:
+		return r.readNotesSetEncoded()
+	case KindSettingChanged:
+		return r.readSettingChangedEncoded()
+	case KindPersonJoined:
+		return r.readPersonJoinedEncoded()
+	case KindMemberInvited:
+		return r.readMemberInvitedEncoded()
+	case KindMemberRemoved:
+		c, ok := r.readMemberInvitedEncoded()
+		return MemberRemoved(c), ok
+	case KindAdminSet:
+		return r.readAdminSetEncoded()
+	case KindOwnerSet:
+		c, ok := r.readMemberInvitedEncoded()
+		return OwnerSet(c), ok
+	case KindOwnerAsked:
+		c, ok := r.readMemberInvitedEncoded()
+		return OwnerAsked(c), ok
+	case KindOwnerDenied:
+		c, ok := r.readMemberInvitedEncoded()
+		return OwnerDenied(c), ok
+	case KindOwnerEnded:
+		c, ok := r.readMemberInvitedEncoded()
+		return OwnerEnded(c), ok
+	case KindSigninsEnded:
+		c, ok := r.readMemberInvitedEncoded()
+		return SigninsEnded(c), ok
+	case KindRelayStarted:
+		return r.readRelayStartedEncoded()
+	case KindRelayEnded:
+		return r.readRelayEndedEncoded()
+	}
+	return nil, false
+}
+
+// changeBodyKeys reads the body of a change of a kind of bodyKeys
+// by its keys.
+func (r *reader) changeBodyKeys(k Kind) (Change, bool) {
 	switch k {
 	case KindRiffMade:
 		return r.readRiffMade()
@@ -133,6 +214,442 @@ func (r *reader) changeBody(k Kind) (Change, bool) {
 		return r.readRelayEnded()
 	}
 	return nil, false
+}
+
+// readRiffMadeEncoded reads a RiffMade in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readRiffMadeEncoded() (c RiffMade, ok bool) {
+	first := true
+	if !r.key(&first, "\"riff\":") {
+		return c, false
+	}
+	if c.Riff, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readSessionStartedEncoded reads a SessionStarted in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readSessionStartedEncoded() (c SessionStarted, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"reason\":") {
+		return c, false
+	}
+	if c.Reason, ok = r.reason(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"worker\":") {
+		if c.Worker, ok = r.boolean(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
+}
+
+// readSessionForgottenEncoded reads a SessionForgotten in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readSessionForgottenEncoded() (c SessionForgotten, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readJoinedThreadEncoded reads a JoinedThread in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readJoinedThreadEncoded() (c JoinedThread, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readPostedEncoded reads a Posted in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readPostedEncoded() (c Posted, ok bool) {
+	first := true
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"seq\":") {
+		return c, false
+	}
+	if c.Seq, ok = r.uint64(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"sender\":") {
+		return c, false
+	}
+	if c.Sender, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"kind\":") {
+		return c, false
+	}
+	if c.Type, ok = r.messageKind(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"to\":") {
+		if c.To, ok = r.selectors(); !ok {
+			return c, false
+		}
+	}
+	if r.key(&first, "\"key\":") {
+		if c.Key, ok = r.str(); !ok {
+			return c, false
+		}
+	}
+	if r.key(&first, "\"lead\":") {
+		if c.Lead, ok = r.boolean(); !ok {
+			return c, false
+		}
+	}
+	if !r.key(&first, "\"payload\":") {
+		return c, false
+	}
+	if c.Payload, ok = r.base64(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"sig\":") {
+		if c.Sig, ok = r.str(); !ok {
+			return c, false
+		}
+	}
+	if r.key(&first, "\"woken\":") {
+		if c.Woken, ok = r.whoList(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
+}
+
+// readClaimedEncoded reads a Claimed in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readClaimedEncoded() (c Claimed, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"item\":") {
+		return c, false
+	}
+	if c.Item, ok = r.item(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readReleasedEncoded reads a Released in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readReleasedEncoded() (c Released, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"item\":") {
+		return c, false
+	}
+	if c.Item, ok = r.item(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"must_clear\":") {
+		if c.MustClear, ok = r.boolean(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
+}
+
+// readLeadSetEncoded reads a LeadSet in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readLeadSetEncoded() (c LeadSet, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"old\":") {
+		if c.Old, ok = r.whoRef(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
+}
+
+// readPauseSetEncoded reads a PauseSet in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readPauseSetEncoded() (c PauseSet, ok bool) {
+	first := true
+	if !r.key(&first, "\"scope\":") {
+		return c, false
+	}
+	if c.Scope, ok = r.scope(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"state\":") {
+		return c, false
+	}
+	if c.State, ok = r.pauseState(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readItemHeldEncoded reads a ItemHeld in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readItemHeldEncoded() (c ItemHeld, ok bool) {
+	first := true
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"item\":") {
+		return c, false
+	}
+	if c.Item, ok = r.item(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"reason\":") {
+		return c, false
+	}
+	if c.Reason, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readItemFreedEncoded reads a ItemFreed in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readItemFreedEncoded() (c ItemFreed, ok bool) {
+	first := true
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"item\":") {
+		return c, false
+	}
+	if c.Item, ok = r.item(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readPlanSetEncoded reads a PlanSet in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readPlanSetEncoded() (c PlanSet, ok bool) {
+	first := true
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"plan\":") {
+		return c, false
+	}
+	if c.Plan, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readPlanEndedEncoded reads a PlanEnded in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readPlanEndedEncoded() (c PlanEnded, ok bool) {
+	first := true
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readNotesSetEncoded reads a NotesSet in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readNotesSetEncoded() (c NotesSet, ok bool) {
+	first := true
+	if !r.key(&first, "\"user\":") {
+		return c, false
+	}
+	if c.User, ok = r.str(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"thread\":") {
+		return c, false
+	}
+	if c.Thread, ok = r.thread(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"text\":") {
+		return c, false
+	}
+	if c.Text, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readSettingChangedEncoded reads a SettingChanged in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readSettingChangedEncoded() (c SettingChanged, ok bool) {
+	first := true
+	if r.key(&first, "\"idle_workers\":") {
+		if c.IdleWorkers, ok = r.idleWorkersRef(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
+}
+
+// readPersonJoinedEncoded reads a PersonJoined in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readPersonJoinedEncoded() (c PersonJoined, ok bool) {
+	first := true
+	if !r.key(&first, "\"user\":") {
+		return c, false
+	}
+	if c.User, ok = r.str(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"email\":") {
+		return c, false
+	}
+	if c.Email, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readMemberInvitedEncoded reads a MemberInvited in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readMemberInvitedEncoded() (c MemberInvited, ok bool) {
+	first := true
+	if !r.key(&first, "\"email\":") {
+		return c, false
+	}
+	if c.Email, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readAdminSetEncoded reads a AdminSet in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readAdminSetEncoded() (c AdminSet, ok bool) {
+	first := true
+	if !r.key(&first, "\"email\":") {
+		return c, false
+	}
+	if c.Email, ok = r.str(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"admin\":") {
+		return c, false
+	}
+	if c.Admin, ok = r.boolean(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readRelayStartedEncoded reads a RelayStarted in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readRelayStartedEncoded() (c RelayStarted, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"relay\":") {
+		return c, false
+	}
+	if c.Relay, ok = r.str(); !ok {
+		return c, false
+	}
+	return c, r.end(first)
+}
+
+// readRelayEndedEncoded reads a RelayEnded in the form that Encode writes: the
+// keys in the order of the fields, each required one, and no other.
+func (r *reader) readRelayEndedEncoded() (c RelayEnded, ok bool) {
+	first := true
+	if !r.key(&first, "\"session\":") {
+		return c, false
+	}
+	if c.Session, ok = r.uri(); !ok {
+		return c, false
+	}
+	if !r.key(&first, "\"relay\":") {
+		return c, false
+	}
+	if c.Relay, ok = r.str(); !ok {
+		return c, false
+	}
+	if r.key(&first, "\"last\":") {
+		if c.Last, ok = r.boolean(); !ok {
+			return c, false
+		}
+	}
+	return c, r.end(first)
 }
 
 // idleWorkersKeys are the keys of IdleWorkers, each one required.

@@ -10,3 +10,6 @@ func DecodeFast(line []byte) (r Record, ok bool) { return decodeFast(line, nil) 
 
 // DecodeFastWith is the fast path alone with the tables of d.
 func DecodeFastWith(d *Decoder, line []byte) (r Record, ok bool) { return decodeFast(line, d) }
+
+// DecodeEncoded is the fast path of the form that Encode writes alone.
+func DecodeEncoded(line []byte) (r Record, ok bool) { return decodeEncoded(line, nil) }

@@ -56,6 +56,61 @@ func envelopeIndex(key []byte) int {
 // decodeFast reads a line on the fast path; ok is false for each line
 // that it does not read exactly as decodeSlow, which then decides.
 func decodeFast(line []byte, d *Decoder) (rec Record, ok bool) {
+	if rec, ok := decodeEncoded(line, d); ok {
+		return rec, true
+	}
+	return decodeKeys(line, d)
+}
+
+// decodeEncoded reads the envelope of a line in the form that Encode
+// writes: its keys in their order (by, command and call when they are
+// there), each once, with no white space, and nothing after it. ok is
+// false for each other form, which decodeKeys reads by its keys. It
+// reads each value with the reader that decodeKeys takes for its key, so
+// it reads a line as decodeKeys does; it only finds the keys with no
+// search (docs/performance.md, "Issue 23, tenth pass").
+func decodeEncoded(line []byte, d *Decoder) (rec Record, ok bool) {
+	r := reader{b: line, d: d}
+	if !r.exactly(`{"position":`) {
+		return Record{}, false
+	}
+	if rec.Position, ok = r.digits(); !ok || !r.exactly(`,"written_at_ms":`) {
+		return Record{}, false
+	}
+	if rec.WrittenAtMs, ok = r.int64(); !ok {
+		return Record{}, false
+	}
+	if r.exactly(`,"by":`) {
+		if rec.By, ok = r.by(); !ok {
+			return Record{}, false
+		}
+	}
+	if r.exactly(`,"command":`) {
+		if rec.Command, ok = r.name(); !ok {
+			return Record{}, false
+		}
+	}
+	if r.exactly(`,"call":`) {
+		if rec.Call, ok = r.str(); !ok {
+			return Record{}, false
+		}
+	}
+	if !r.exactly(`,"change":`) {
+		return Record{}, false
+	}
+	start := r.i
+	if rec.Change, ok = r.change(); !ok || r.i != len(r.b)-1 || r.b[r.i] != '}' {
+		return Record{}, false
+	}
+	if o, isOther := rec.Change.(Other); isOther {
+		o.Raw = bytes.Clone(r.b[start:r.i])
+		rec.Change = o
+	}
+	return rec, true
+}
+
+// decodeKeys reads a line by the keys of its envelope, in any order.
+func decodeKeys(line []byte, d *Decoder) (rec Record, ok bool) {
 	r := reader{b: line, d: d}
 	var seen keySet
 	var change []byte

@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"slices"
 	"testing"
@@ -107,6 +108,23 @@ func TestFastDecodeAgreesOnFixtures(t *testing.T) {
 				}
 				if !fast && slices.Contains(fastKinds, r.Change.Kind()) && !bytes.Contains(line, []byte(`\`)) {
 					t.Errorf("the fast path does not read %s", line)
+				}
+				// A line as Encode writes it takes the path of that form;
+				// the same line with white space, the path of the keys.
+				if encoded, err := record.Encode(r); fast && err == nil && bytes.Equal(encoded, line) {
+					if _, ok := record.DecodeEncoded(line); !ok {
+						t.Errorf("the path of the form of Encode does not read %s", line)
+					}
+				}
+				var spaced bytes.Buffer
+				if err := json.Indent(&spaced, line, "", " "); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := record.DecodeEncoded(spaced.Bytes()); ok {
+					t.Errorf("the path of the form of Encode reads %s", spaced.Bytes())
+				}
+				if spacedFast := agreeWith(t, shared, spaced.Bytes()); spacedFast != fast {
+					t.Errorf("the fast path reads %s: %v; with no white space: %v", spaced.Bytes(), spacedFast, fast)
 				}
 			}
 			t.Logf("the fast path reads %d of %d records", read, len(set.lines))

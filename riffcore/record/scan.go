@@ -279,6 +279,42 @@ func (r *reader) literal(word string) bool {
 	return false
 }
 
+// exactly reads the bytes of lit, with no white space before them.
+func (r *reader) exactly(lit string) bool {
+	if len(r.b)-r.i >= len(lit) && string(r.b[r.i:r.i+len(lit)]) == lit {
+		r.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// key reads the key of a field of an object in the form that Encode
+// writes: a '{' before the first field (first, which it clears), a ','
+// before each other, then lit, the quoted key and its colon.
+func (r *reader) key(first *bool, lit string) bool {
+	sep := byte(',')
+	if *first {
+		sep = '{'
+	}
+	if r.i < len(r.b) && r.b[r.i] == sep {
+		if rest := r.b[r.i+1:]; len(rest) >= len(lit) && string(rest[:len(lit)]) == lit {
+			r.i += 1 + len(lit)
+			*first = false
+			return true
+		}
+	}
+	return false
+}
+
+// end reads the end of an object in the form that Encode writes, after
+// its fields (or "{}" when it has none: first).
+func (r *reader) end(first bool) bool {
+	if first {
+		return r.exactly("{}")
+	}
+	return r.exactly("}")
+}
+
 func (r *reader) boolean() (bool, bool) {
 	switch {
 	case r.literal("true"):

@@ -129,17 +129,27 @@ func generate(dir string) ([]byte, error) {
 	}
 	w("\t}\n\treturn \"\", \"\", false\n}\n\n")
 
-	w("// changeBody reads the body of a change of a kind of bodyKeys.\n")
-	w("func (r *reader) changeBody(k Kind) (Change, bool) {\n\tswitch k {\n")
-	for _, k := range kinds {
-		w("\tcase %s:\n", k.constant)
-		if k.shared == k.typ {
-			w("\t\treturn r.read%s()\n", k.typ)
-		} else {
-			w("\t\tc, ok := r.read%s()\n\t\treturn %s(c), ok\n", k.shared, k.typ)
+	w("// changeBody reads the body of a change of a kind of bodyKeys: in the\n")
+	w("// form that Encode writes, or else by its keys.\n")
+	w("func (r *reader) changeBody(k Kind) (Change, bool) {\n")
+	w("\tstart := r.i\n\tif c, ok := r.changeBodyEncoded(k); ok {\n\t\treturn c, true\n\t}\n\tr.i = start\n")
+	w("\treturn r.changeBodyKeys(k)\n}\n\n")
+	for _, form := range []struct{ name, doc, suffix string }{
+		{"changeBodyEncoded", "in the form that Encode writes", "Encoded"},
+		{"changeBodyKeys", "by its keys", ""},
+	} {
+		w("// %s reads the body of a change of a kind of bodyKeys\n// %s.\n", form.name, form.doc)
+		w("func (r *reader) %s(k Kind) (Change, bool) {\n\tswitch k {\n", form.name)
+		for _, k := range kinds {
+			w("\tcase %s:\n", k.constant)
+			if k.shared == k.typ {
+				w("\t\treturn r.read%s%s()\n", k.typ, form.suffix)
+			} else {
+				w("\t\tc, ok := r.read%s%s()\n\t\treturn %s(c), ok\n", k.shared, form.suffix, k.typ)
+			}
 		}
+		w("\t}\n\treturn nil, false\n}\n\n")
 	}
-	w("\t}\n\treturn nil, false\n}\n\n")
 
 	const idle = "IdleWorkers"
 	if _, unread := p.unread[idle]; unread || p.structs[idle] == nil {
@@ -149,6 +159,24 @@ func generate(dir string) ([]byte, error) {
 	if opt != "" {
 		return nil, fmt.Errorf("%s has optional keys (%s); the fast path reads it with each key required", idle, opt)
 	}
+	for _, typ := range types {
+		fs := p.structs[typ]
+		w("// read%sEncoded reads a %s in the form that Encode writes: the\n", typ, typ)
+		w("// keys in the order of the fields, each required one, and no other.\n")
+		w("func (r *reader) read%sEncoded() (c %s, ok bool) {\n", typ, typ)
+		w("\tfirst := true\n")
+		for _, f := range fs {
+			lit := strconv.Quote(strconv.Quote(f.key) + ":")
+			if f.optional {
+				w("\tif r.key(&first, %s) {\n\t\tif c.%s, ok = r.%s(); !ok {\n\t\t\treturn c, false\n\t\t}\n\t}\n", lit, f.goName, readerOf[f.typ])
+			} else {
+				w("\tif !r.key(&first, %s) {\n\t\treturn c, false\n\t}\n", lit)
+				w("\tif c.%s, ok = r.%s(); !ok {\n\t\treturn c, false\n\t}\n", f.goName, readerOf[f.typ])
+			}
+		}
+		w("\treturn c, r.end(first)\n}\n\n")
+	}
+
 	w("// idleWorkersKeys are the keys of IdleWorkers, each one required.\n")
 	w("const idleWorkersKeys = %q\n\n", req)
 	types = append(types, idle)
