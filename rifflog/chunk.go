@@ -242,8 +242,13 @@ type decodedChunk struct {
 // with the chain value Prev gives its lines. A replay that reaches it
 // with another chain value stops at the chunk's header (ErrChain), so
 // the values are used only where they are right.
-func (d *decodedChunk) chainLines(c *chainer) {
-	d.chains = make([]Sum, len(d.lines))
+// They go in chains when it is long enough (a replay gives back the
+// chains of each chunk that it applied), else in a new array.
+func (d *decodedChunk) chainLines(c *chainer, chains []Sum) {
+	if cap(chains) < len(d.lines) {
+		chains = make([]Sum, len(d.lines))
+	}
+	d.chains = chains[:len(d.lines)]
 	chain := d.Prev
 	for i, line := range d.lines {
 		chain = c.next(chain, line)
@@ -255,6 +260,12 @@ func (d *decodedChunk) chainLines(c *chainer) {
 // canonical form, and checks the records against the count and the
 // checksum. It does not read the records' positions.
 func decodeChunk(name string, data []byte) (decodedChunk, error) {
+	return decodeChunkInto(name, data, nil)
+}
+
+// decodeChunkInto is decodeChunk with the array of lines when it is
+// long enough: a replay gives back the lines of each chunk it applied.
+func decodeChunkInto(name string, data []byte, lines [][]byte) (decodedChunk, error) {
 	bad := func(line int, format string, args ...any) (decodedChunk, error) {
 		return decodedChunk{}, &LogError{Object: name, Line: line, Kind: ErrUnreadable, Detail: fmt.Sprintf(format, args...)}
 	}
@@ -265,16 +276,20 @@ func decodeChunk(name string, data []byte) (decodedChunk, error) {
 	h, ok := readCanonicalHeader(data[:nl])
 	if !ok {
 		// Not the canonical form: encoding/json says what is wrong.
+		// (Into a header of its own: the one of the canonical form stays
+		// on the stack.)
+		var read header
 		dec := json.NewDecoder(bytes.NewReader(data[:nl]))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&h); err != nil {
+		if err := dec.Decode(&read); err != nil {
 			return bad(1, "header: %v", err)
 		}
 		// encoding/json matches keys without case and skips spaces: only
 		// the one canonical form is a header, so no flipped bit reads.
-		if canon, _ := json.Marshal(h); !bytes.Equal(canon, data[:nl]) {
+		if canon, _ := json.Marshal(read); !bytes.Equal(canon, data[:nl]) {
 			return bad(1, "header is not in its canonical form")
 		}
+		h = read
 	}
 	if h.Format != FormatVersion {
 		return bad(1, "format %d, this build reads format %d", h.Format, FormatVersion)
@@ -289,7 +304,10 @@ func decodeChunk(name string, data []byte) (decodedChunk, error) {
 	if len(body) > 0 && body[len(body)-1] != '\n' {
 		return bad(0, "the last line has no newline")
 	}
-	d := decodedChunk{header: h, lines: make([][]byte, 0, h.Count)}
+	if cap(lines) < h.Count {
+		lines = make([][]byte, 0, h.Count)
+	}
+	d := decodedChunk{header: h, lines: lines[:0]}
 	for len(body) > 0 {
 		i := bytes.IndexByte(body, '\n')
 		d.lines = append(d.lines, body[:i:i])

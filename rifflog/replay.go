@@ -113,15 +113,26 @@ const (
 	ahead        = 2
 )
 
-// freeBuffers is the most buffers of read chunks that a replay keeps for
-// its next reads, on a store that reads into them ([Appender]): the
-// apply stage gives back the buffer of each chunk that it applied, and
-// the read stage takes one for each chunk it reads, or reads into a new
-// one when none is free. A batch has at most batchRecords chunks (of a
-// record or more each), and at most 2*ahead+3 batches are in the stages
-// at once (ahead in each channel, one in each stage): so free holds a
-// buffer for each chunk that can be in the stages.
+// freeBuffers is the most arrays of read chunks that a replay keeps for
+// its next chunks: the apply stage gives back the arrays of each chunk
+// that it applied (its bytes, on a store that reads into a buffer
+// ([Appender]), its lines and their chain values to the read stage, its
+// values to the check stage), and each stage takes them for a chunk, or
+// makes new ones when none are free. So a replay allocates them for
+// the chunks in its stages at once, not for each chunk of the log. A
+// batch has at most batchRecords chunks (of a record or more each), and
+// at most 2*ahead+3 batches are in the stages at once (ahead in each
+// channel, one in each stage): so free holds the arrays of each chunk
+// that can be in the stages.
 const freeBuffers = (2*ahead + 3) * batchRecords
+
+// spentChunk holds the arrays of a chunk that was applied, for the read
+// of a later one; nothing reads them any more.
+type spentChunk struct {
+	buf    []byte   // the bytes of the chunk (nil when the store does not read into a buffer)
+	lines  [][]byte // the lines, which the read stage clears before it reuses them
+	chains []Sum
+}
 
 // readChunk is a chunk that the reader stage read and checked against
 // its header and checksum, or the error that stopped it.
@@ -139,8 +150,12 @@ type checkedChunk[T any] struct {
 	name  string
 	first uint64 // the position of vals[0]
 	vals  []T
-	buf   []byte // the bytes of the chunk: free once vals are applied
-	err   error  // already in the form of the replay's error
+	// The arrays of the chunk (its bytes, its lines, their chain
+	// values), free once vals are applied.
+	buf    []byte
+	lines  [][]byte
+	chains []Sum
+	err    error // already in the form of the replay's error
 }
 
 // chainAt says which stage of a replay hashes the chain value of each
@@ -188,12 +203,13 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 	read := make(chan []readChunk, ahead)
 	checked := make(chan []checkedChunk[T], ahead)
 	// A buffer is owned by the stage that holds its chunk, then by free.
-	free := make(chan []byte, freeBuffers)
+	free := make(chan spentChunk, freeBuffers)
+	freeVals := make(chan []T, freeBuffers)
 	wg.Go(func() { readChunks(ctx, pipe, s, names, read, free, chain) })
 	// The check stage owns r until it ends; the apply stage reads r
 	// only after checked is closed.
-	wg.Go(func() { checkChunks(pipe, &r, decode, read, checked) })
-	out, err := applyChunks(checked, apply, free)
+	wg.Go(func() { checkChunks(pipe, &r, decode, read, checked, freeVals) })
+	out, err := applyChunks(checked, apply, free, freeVals)
 	if err != nil {
 		return out, err
 	}
@@ -217,35 +233,37 @@ func replay[T any](ctx context.Context, s Store, from From, decode func(line []b
 // chunks names in order, and sends them on read in batches of about
 // batchRecords records. A chunk that does not read ends the stage after
 // its batch, with its error in it; the end of ctx too. pipe ends when
-// the replay ends. On a store that reads into a buffer ([Appender]),
-// each chunk is read into a buffer from free when one is there.
-func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- []readChunk, free <-chan []byte, chain chainAt) {
+// the replay ends. Each chunk takes the arrays of a spent one from free
+// when one is there: on a store that reads into a buffer ([Appender]),
+// the chunk is read into its bytes.
+func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- []readChunk, free <-chan spentChunk, chain chainAt) {
 	defer close(read)
 	var batch []readChunk
 	n := 0
 	chains := newChainer()
 	appender, _ := s.(Appender)
-	get := func(name string) ([]byte, error) {
+	get := func(name string, buf []byte) ([]byte, error) {
 		if appender == nil {
 			return s.Get(pipe, name)
-		}
-		var buf []byte
-		select {
-		case buf = <-free:
-		default:
 		}
 		return appender.GetAppend(pipe, name, buf[:0])
 	}
 	for i, name := range names {
 		c := readChunk{name: name}
+		var spent spentChunk
+		select {
+		case spent = <-free:
+			clear(spent.lines)
+		default:
+		}
 		if err := ctx.Err(); err != nil {
 			c.err = fmt.Errorf("replay: %w", err)
-		} else if c.buf, err = get(name); err != nil {
+		} else if c.buf, err = get(name, spent.buf); err != nil {
 			c.err = fmt.Errorf("replay: read %s: %w", name, err)
-		} else if c.d, err = decodeChunk(name, c.buf); err != nil {
+		} else if c.d, err = decodeChunkInto(name, c.buf, spent.lines); err != nil {
 			c.err = fmt.Errorf("replay: %w", err)
 		} else if chain == chainInRead {
-			c.d.chainLines(chains)
+			c.d.chainLines(chains, spent.chains)
 		}
 		batch = append(batch, c)
 		n += len(c.d.lines)
@@ -267,14 +285,20 @@ func readChunks(ctx, pipe context.Context, s Store, names []string, read chan<- 
 // checkChunks is the check stage of a replay: it checks each chunk that
 // comes on read against the one before it (r: positions, chain) and
 // decodes its records, and sends them on checked. The first error ends
-// the stage after its batch, with the error in it.
-func checkChunks[T any](pipe context.Context, r *replayer, decode func(line []byte, position uint64, chain Sum) (T, error), read <-chan []readChunk, checked chan<- []checkedChunk[T]) {
+// the stage after its batch, with the error in it. The values of each
+// chunk go in an array from freeVals when one is there.
+func checkChunks[T any](pipe context.Context, r *replayer, decode func(line []byte, position uint64, chain Sum) (T, error), read <-chan []readChunk, checked chan<- []checkedChunk[T], freeVals <-chan []T) {
 	defer close(checked)
 	for batch := range read {
 		outs := make([]checkedChunk[T], 0, len(batch))
 		var stopped error
 		for _, c := range batch {
-			out := checkChunk(r, c, decode)
+			var vals []T
+			select {
+			case vals = <-freeVals:
+			default:
+			}
+			out := checkChunk(r, c, decode, vals)
 			outs = append(outs, out)
 			if stopped = out.err; stopped != nil {
 				break
@@ -292,13 +316,16 @@ func checkChunks[T any](pipe context.Context, r *replayer, decode func(line []by
 }
 
 // checkChunk checks one chunk that was read and decodes its records
-// after the start position.
-func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, position uint64, chain Sum) (T, error)) checkedChunk[T] {
-	out := checkedChunk[T]{name: c.name, buf: c.buf, err: c.err}
+// after the start position, into vals when it is long enough.
+func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, position uint64, chain Sum) (T, error), vals []T) checkedChunk[T] {
+	out := checkedChunk[T]{name: c.name, buf: c.buf, lines: c.d.lines, chains: c.d.chains, err: c.err}
 	if c.err != nil {
 		return out
 	}
-	out.vals = make([]T, 0, len(c.d.lines))
+	if cap(vals) < len(c.d.lines) {
+		vals = make([]T, 0, len(c.d.lines))
+	}
+	out.vals = vals[:0]
 	_, err := r.lines(c.name, c.d, func(line []byte, pos uint64, chain Sum) error {
 		v, err := decode(line, pos, chain)
 		if err != nil {
@@ -319,9 +346,10 @@ func checkChunk[T any](r *replayer, c readChunk, decode func(line []byte, positi
 // applyChunks is the apply stage of a replay, on the goroutine of the
 // caller: it applies each checked record in order and counts the
 // records and the chunks. It stops at the first error, of apply or of
-// a chunk. The buffer of each chunk whose values it applied goes to
-// free, for a read after it: neither decode nor apply keeps a line.
-func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, position uint64) error, free chan<- []byte) (Replayed, error) {
+// a chunk. The arrays of each chunk whose values it applied go to free,
+// and its values, cleared, to freeVals, for a chunk after it: neither
+// decode nor apply keeps a line, and apply gets each value as a copy.
+func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, position uint64) error, free chan<- spentChunk, freeVals chan<- []T) (Replayed, error) {
 	out := Replayed{}
 	for batch := range checked {
 		for _, c := range batch {
@@ -336,11 +364,14 @@ func applyChunks[T any](checked <-chan []checkedChunk[T], apply func(v T, positi
 				return out, c.err
 			}
 			out.Chunks++
-			if c.buf != nil {
-				select {
-				case free <- c.buf:
-				default:
-				}
+			select {
+			case free <- spentChunk{buf: c.buf, lines: c.lines, chains: c.chains}:
+			default:
+			}
+			clear(c.vals)
+			select {
+			case freeVals <- c.vals:
+			default:
 			}
 		}
 	}

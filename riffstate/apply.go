@@ -237,14 +237,57 @@ func (r *Riff) keep(c record.Posted, rec record.Record) bool {
 	}
 	t := r.thread(c.Thread)
 	t.LastSeq = c.Seq
-	t.Messages = append(t.Messages, Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs})
+	t.keepMessage(Message{Posted: c, Position: rec.Position, AtMs: rec.WrittenAtMs})
 	r.remember(c, rec.WrittenAtMs)
-	if over := len(t.Messages) - KeptMessages; over > 0 {
-		// A reslice, not a move of the 200 kept messages: append copies
-		// them only when it grows the array, so a post costs O(1).
-		t.Messages = t.Messages[over:]
-	}
 	return true
+}
+
+// keptArray is the length of the array of a thread that kept
+// KeptMessages: the kept messages move in it, to its start, once in
+// keptArray-KeptMessages posts.
+const keptArray = 2 * KeptMessages
+
+// keepMessage adds m to the kept messages of t and drops the oldest one
+// past KeptMessages. Under KeptMessages the messages grow as a slice
+// does. From then on they lie in one array of t (kept), and move in it:
+// a post goes after the last kept message while the array has room, and
+// when it has none, the kept messages move to its start. So a post
+// costs O(1) and allocates nothing (a reslice that append grows would
+// allocate a new array each KeptMessages posts, about 600 bytes a post).
+// A message moves only in the array of its own thread: a clone takes
+// new arrays (copyThreads), and each read of the kept messages copies
+// them out under the lock of the state.
+func (t *Thread) keepMessage(m Message) {
+	n := len(t.Messages)
+	if n < KeptMessages {
+		t.Messages = append(t.Messages, m)
+		return
+	}
+	drop := n - KeptMessages + 1 // 1, or more when more were kept
+	if n < cap(t.Messages) && t.inKept() {
+		t.Messages = append(t.Messages, m)[drop:]
+		return
+	}
+	if !t.inKept() {
+		t.kept = make([]Message, keptArray)
+	}
+	moved := copy(t.kept, t.Messages[drop:])
+	t.kept[moved] = m
+	// Past the kept messages the array holds those of before the move,
+	// the oldest of them dropped: cleared, so that it keeps no payload
+	// of a message that the thread dropped longer than it must.
+	clear(t.kept[moved+1:])
+	t.Messages = t.kept[:moved+1]
+}
+
+// inKept says whether the kept messages lie in the array kept: the
+// messages of a thread read from a checkpoint, or copied by a clone,
+// lie in an array of their own until their first move.
+func (t *Thread) inKept() bool {
+	if len(t.kept) == 0 || cap(t.Messages) == 0 {
+		return false
+	}
+	return &t.Messages[:cap(t.Messages)][cap(t.Messages)-1] == &t.kept[len(t.kept)-1]
 }
 
 // takeJoinMarks gives the new lead the join marks of the old lead in

@@ -104,6 +104,7 @@ func copyThreads(threads map[name.Thread]*Thread) map[name.Thread]*Thread {
 		c := *t
 		c.Members = maps.Clone(t.Members)
 		c.Messages = slices.Clone(t.Messages)
+		c.kept = nil // the clone's messages move in an array of its own
 		out[n] = &c
 	}
 	return out

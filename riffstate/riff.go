@@ -112,6 +112,10 @@ type Thread struct {
 	// Who.String(): a member finds the messages before it read.
 	Members  map[string]uint64 `json:"members"`
 	Messages []Message         `json:"messages,omitempty"`
+	// kept is the array that the kept messages move in once the thread
+	// kept KeptMessages (keepMessage): memory, not state. Two threads
+	// with the same messages are the same thread whatever their arrays.
+	kept []Message
 }
 
 // Message is one kept message: its posted record.
