@@ -177,14 +177,18 @@ func (sh *Shadow) ensure() error {
 	if sh.riff != nil {
 		return nil
 	}
-	sh.riff, sh.answered = NewRiff(), NewAnswered()
+	// Built whole or not at all: a checkpoint that does not decode leaves
+	// the Shadow unbuilt, so that each use fails again and none encodes
+	// a riff that lacks the checkpoint.
+	riff, answered := NewRiff(), NewAnswered()
 	if sh.base != nil {
 		cp, err := decodeCheckpoint(sh.base)
 		if err != nil {
 			return fmt.Errorf("the copy of the checkpoint: %w", err)
 		}
-		sh.riff, sh.answered = cp.Riff.fill(), answeredOf(cp.Calls)
+		riff, answered = cp.Riff.fill(), answeredOf(cp.Calls)
 	}
+	sh.riff, sh.answered = riff, answered
 	for _, block := range sh.replayed {
 		sh.step(block)
 	}

@@ -126,3 +126,18 @@ func TestGivenAStateThatRanCommandsWhenItGivesItsShadowThenTheShadowStartsFromIt
 		t.Errorf("the Shadow encodes\n%s\nthe state\n%s", got, want)
 	}
 }
+
+// A Shadow whose checkpoint does not decode gives no checkpoint, at its
+// first use and at each one after it: never the encoding of a riff that
+// lacks the checkpoint.
+func TestGivenAShadowWhoseCheckpointDoesNotDecodeWhenItIsUsedAgainThenItStillFails(t *testing.T) {
+	sh := &Shadow{opts: Options{Build: "test"}, base: []byte(`{"version":`)}
+	for try := range 3 {
+		if err := sh.Advance(nil, Changes{}); err == nil {
+			t.Fatalf("try %d: Advance of a Shadow whose checkpoint does not decode gave no error", try)
+		}
+		if b, err := sh.Encode(); err == nil {
+			t.Fatalf("try %d: Encode gave %s; want an error", try, b)
+		}
+	}
+}
