@@ -264,11 +264,12 @@ func (t *Thread) keepMessage(m Message) {
 		return
 	}
 	drop := n - KeptMessages + 1 // 1, or more when more were kept
-	if n < cap(t.Messages) && t.inKept() {
+	in := t.inKept()
+	if in && n < cap(t.Messages) {
 		t.Messages = append(t.Messages, m)[drop:]
 		return
 	}
-	if !t.inKept() {
+	if !in {
 		t.kept = make([]Message, keptArray)
 	}
 	moved := copy(t.kept, t.Messages[drop:])

@@ -8,12 +8,6 @@ import (
 	"github.com/como-technologies/riff/riffcore/record"
 )
 
-// postedRec is the record of the post of seq in thread th.
-func postedRec(th name.Thread, seq uint64) record.Record {
-	return record.Record{Position: seq, WrittenAtMs: int64(seq), By: record.BySession(whoOf("ann/a001")),
-		Change: record.Posted{Thread: th, Seq: seq, Sender: uri("ann/a001"), Type: record.MessagePlain, Payload: []byte(`{}`)}}
-}
-
 // keptSeqs gives the seqs of the kept messages of th.
 func keptSeqs(r *Riff, th name.Thread) []uint64 {
 	var seqs []uint64
@@ -43,7 +37,7 @@ func TestGivenAThreadWhenPostsComePastItsKeptMessagesThenItKeepsTheLastOnesInOrd
 	var clone *Riff
 	const posts = 5*KeptMessages + 37
 	for seq := uint64(1); seq <= posts; seq++ {
-		Apply(r, postedRec(th, seq))
+		Apply(r, postRec("ann/a001", string(th), seq, "m"))
 		if got, want := keptSeqs(r, th), lastSeqs(seq); !slices.Equal(got, want) {
 			t.Fatalf("after post %d the thread keeps the seqs %v; want %v", seq, got, want)
 		}
@@ -59,7 +53,7 @@ func TestGivenAThreadWhenPostsComePastItsKeptMessagesThenItKeepsTheLastOnesInOrd
 		t.Fatalf("the clone of post %d keeps the seqs %v; want %v", at, got, want)
 	}
 	for seq := at + 1; seq <= posts+3*KeptMessages; seq++ {
-		Apply(clone, postedRec(th, seq))
+		Apply(clone, postRec("ann/a001", string(th), seq, "m"))
 		if got, want := keptSeqs(clone, th), lastSeqs(seq); !slices.Equal(got, want) {
 			t.Fatalf("after post %d the clone keeps the seqs %v; want %v", seq, got, want)
 		}
@@ -84,7 +78,7 @@ func TestGivenAThreadFromACheckpointWhenPostsComeThenItKeepsTheLastOnes(t *testi
 		r := NewRiff()
 		r.Threads["o/repo"] = th
 		for seq := uint64(kept) + 1; seq <= uint64(kept)+3*KeptMessages; seq++ {
-			Apply(r, postedRec("o/repo", seq))
+			Apply(r, postRec("ann/a001", "o/repo", seq, "m"))
 			// A thread that kept more than KeptMessages drops the rest at
 			// its first post.
 			if got, want := keptSeqs(r, "o/repo"), lastSeqs(seq); !slices.Equal(got, want) {

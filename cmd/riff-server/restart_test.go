@@ -104,7 +104,7 @@ func loadRiff(t *testing.T, path string) (*riffstate.Riff, uint64) {
 // or from a checkpoint.
 // riffOpts leaves out the array that a thread's kept messages move in:
 // memory, not state.
-var riffOpts = cmp.Options{cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(riffstate.Thread{})}
+var riffOpts = cmp.Options{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(riffstate.Thread{}, "kept")}
 
 // TestRestart runs the work of a riff on a real directory, stops the
 // server (SIGTERM, then kill -9 in a second run), starts it again on the
