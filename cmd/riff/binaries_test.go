@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -118,8 +119,22 @@ func binaries(t testing.TB, version string, pkgs ...string) string {
 	return bin
 }
 
-// copyFile copies the executable from to the new file to.
+// writeExecutable writes data to the executable file path, holding
+// syscall.ForkLock as copyFile does.
+func writeExecutable(path string, data []byte) error {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	return os.WriteFile(path, data, 0o755)
+}
+
+// copyFile copies the executable from to the new file to. It holds
+// syscall.ForkLock for writing while the new file is open: a test that
+// runs in parallel and forks meanwhile would give its child the open
+// file until the child's exec, and an exec of the new file then fails
+// with "text file busy" (golang.org/issue/22315).
 func copyFile(from, to string) error {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
 	src, err := os.Open(from)
 	if err != nil {
 		return err

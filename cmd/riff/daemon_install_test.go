@@ -18,7 +18,7 @@ func TestGivenAUnitWithAVariableWhenRiffDaemonInstallRunsThenItWritesTheUnitKeep
 	fake := t.TempDir()
 	calls := filepath.Join(fake, "calls")
 	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\n"
-	if err := os.WriteFile(filepath.Join(fake, "systemctl"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(fake, "systemctl"), []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	unit := filepath.Join(home, ".config", "systemd", "user", "riff.service")
@@ -55,7 +55,7 @@ func TestGivenNoUserManagerWhenRiffDaemonInstallRunsThenItSaysHowToRunTheDaemonI
 	home := t.TempDir()
 	fake := t.TempDir()
 	script := "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(fake, "systemctl"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(fake, "systemctl"), []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join(bin, "riff"), "daemon", "install")

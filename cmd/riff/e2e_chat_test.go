@@ -53,7 +53,7 @@ func startChatScreen(t *testing.T, bin, dir, server, gate string, width int) *ch
 	text := fmt.Sprintf("%scd %s\nbefore=$(stty -g)\n%s chat --color never\ncode=$?\nafter=$(stty -g)\n"+
 		"[ \"$before\" = \"$after\" ] && same=same || same=changed\necho __END__ $code $same\nsleep 600\n",
 		env.String(), shellQuote(dir), shellQuote(filepath.Join(bin, "riff")))
-	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+	if err := writeExecutable(script, []byte(text)); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(tmux, "-S", s.sock, "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(width), "-y", "40", "sh "+script).CombinedOutput(); err != nil {

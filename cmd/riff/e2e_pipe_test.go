@@ -246,7 +246,7 @@ func testTerminal(t *testing.T, bin string) {
 		}
 		text := fmt.Sprintf("%scd %s\nexport TERM=xterm\n%s --color never %s\necho __END__\nsleep 60\n", env.String(), shellQuote(repo),
 			shellQuote(filepath.Join(bin, "riff")), strings.Join(quoted, " "))
-		if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+		if err := writeExecutable(script, []byte(text)); err != nil {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("riff%d", time.Now().UnixNano())

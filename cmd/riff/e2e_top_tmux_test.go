@@ -138,7 +138,7 @@ JSON
 pr) echo '[]' ;;
 esac
 `
-	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(dir, "gh"), []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	return dir

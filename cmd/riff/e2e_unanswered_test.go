@@ -45,7 +45,7 @@ func TestGivenABlockThatTheLeadLeavesUnansweredWhenTheRelayOfTheLeadLooksThenNot
 	fakeBin := t.TempDir()
 	notified := filepath.Join(t.TempDir(), "notified")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> " + notified + "; done\necho --- >> " + notified + "\n"
-	if err := os.WriteFile(filepath.Join(fakeBin, "notify-send"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(fakeBin, "notify-send"), []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	// The settings file of the machine: lead.wake 2 minutes.

@@ -70,7 +70,7 @@ func TestGivenARelayWhenItsRiffIsOlderThanTheServerOrItsFileIsReplacedThenWhoMar
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(own, "riff"), raw, 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(own, "riff"), raw); err != nil {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
@@ -88,7 +88,7 @@ func TestGivenARelayWhenItsRiffIsOlderThanTheServerOrItsFileIsReplacedThenWhoMar
 	if r, _ := row(current); r.Update {
 		t.Fatalf("the session of a riff of the server's build is marked to update: %+v", r)
 	}
-	if err := os.WriteFile(filepath.Join(own, "riff.new"), raw, 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(own, "riff.new"), raw); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(filepath.Join(own, "riff.new"), filepath.Join(own, "riff")); err != nil {

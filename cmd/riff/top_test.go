@@ -47,7 +47,7 @@ pr) cat "` + guide + `/pulls-$repo.json" ;;
 *) exit 1 ;;
 esac
 `
-	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(dir, "gh"), []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	return dir
