@@ -136,13 +136,25 @@ func exercise(r *riff, round, n int) {
 // server encodes a copy of the state outside the lock." The checkpoint that the engine makes from its copy (moved on by
 // the written chunks and the changes of the presence) is byte for byte
 // the encode of the written state under the lock, after each round of
-// calls, on a start from an empty log and on a start from a checkpoint
-// and the records after it.
+// calls, on a start from an empty log, on a start from a checkpoint
+// and the records after it (the copy is built from them at its first
+// checkpoint), and on a start from the whole log with no checkpoint (the
+// copy is a clone of the written state, riffstate's cloneCheaper).
 func TestGivenCallsOfEveryKindWhenTheEngineMakesACheckpointFromItsCopyThenItIsTheStateUnderTheLock(t *testing.T) {
-	st := mem.New()
+	st := keepChunks{mem.New()}
 	clk := newClock()
-	for start := range 2 {
+	for start := range 3 {
+		if start == 2 {
+			for _, n := range checkpointNames(t, st) {
+				if err := st.Delete(context.Background(), n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		r := start2(t, st, clk)
+		if f := r.e.Facts(); start == 2 && (f.Checkpoint != nil || f.Position == 0) {
+			t.Fatalf("the start with no checkpoint: checkpoint %+v, position %d; want none, and a replay of the log", f.Checkpoint, f.Position)
+		}
 		r.register("ann/s1", "ann/s2", "bob/s3", "carl/s4")
 		for round := range 5 {
 			exercise(r, start*10+round, 40)

@@ -225,6 +225,11 @@ func (e *Engine) loadAgain(ctx context.Context) error {
 // one. It runs only before the instance serves: the queue is empty, no
 // call reaches the state (503), and the timers write nothing.
 func (e *Engine) replaceState(l Loaded) {
+	// The copy of the checkpoints follows the state: a new copy, and no
+	// step of the first load. The new state is not shared yet, so its copy
+	// (a clone after a long replay) is made outside the lock.
+	l.State.Loaded(e.now())
+	sh, shErr := l.State.NewShadow()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.state = l.State
@@ -240,13 +245,10 @@ func (e *Engine) replaceState(l Loaded) {
 		// The count toward the next checkpoint starts at this one.
 		e.lastCkp = time.UnixMilli(cp.WrittenAtMs)
 	}
-	e.state.Loaded(e.now())
-	// The copy of the checkpoints follows the state: a new copy, and no
-	// step of the first load.
 	e.steps = nil
 	e.shadow = nil
-	if sh, err := e.state.NewShadow(); err != nil {
-		e.log.Error("no copy of the state for the checkpoints; they are encoded under the lock", "error", err.Error())
+	if shErr != nil {
+		e.log.Error("no copy of the state for the checkpoints; they are encoded under the lock", "error", shErr.Error())
 	} else {
 		e.shadow = sh
 	}

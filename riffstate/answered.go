@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 
 	"github.com/como-technologies/riff/riffcore/quote"
 	"github.com/como-technologies/riff/riffcore/record"
@@ -137,6 +138,20 @@ func (k *Answered) trim(nowMs int64) {
 	if drop > 0 {
 		k.order = append(k.order[:0], k.order[drop:]...)
 	}
+}
+
+// clone gives a copy of the table that shares nothing that add, record
+// or trim changes: a new map of new calls, a new order, and the records
+// of each call clipped, so that an append to them on either side takes
+// a new array (the records themselves are values, never changed).
+func (k *Answered) clone() *Answered {
+	c := &Answered{calls: make(map[Key]*answeredCall, len(k.calls)), order: slices.Clone(k.order)}
+	for key, call := range k.calls {
+		copied := *call
+		copied.Made = slices.Clip(copied.Made)
+		c.calls[key] = &copied
+	}
+	return c
 }
 
 // Len gives the number of answered calls.

@@ -276,3 +276,64 @@ func TestGivenACallKeptFromTheRecordsOfAReplayWhenItsIDComesWithAnotherCommandTh
 		t.Fatalf("a claim with the call ID of a replayed post = %v; want bad_request", err)
 	}
 }
+
+// The Shadow of a long replay takes a clone of the answered calls
+// (Answered.clone): the clone and the table move apart, whichever of the
+// two goes on (a record of a call that has records, an answer that
+// names its command and body, a trim of the calls of an hour ago), and
+// each stays what a table moved on by its own steps alone is.
+func TestGivenAnsweredCallsWhenTheyAreClonedThenTheCloneAndTheTableMoveApart(t *testing.T) {
+	rec := func(who, call string, position uint64, atMs int64) record.Record {
+		return record.Record{Position: position, Call: call, Command: "claim", WrittenAtMs: atMs, By: record.BySession(whoOf(who))}
+	}
+	before := func(k *Answered) {
+		k.record(rec("ann/a001", "c1", 1, t0))
+		k.record(rec("ann/a001", "c1", 2, t0))
+		k.record(rec("ann/a001", "c1", 3, t0)) // three records: room for a fourth in the array
+		k.record(rec("bob/b001", "c2", 3, t0+minute))
+		k.add(Key{Caller: "ann/a001", Call: "c3"}, Asked{Kind: "release", Sum: "s3"}, Done{Made: []record.Record{rec("ann/a001", "c3", 4, t0+minute)}}, t0+minute)
+	}
+	// after moves a table on, with positions and a body of its own for
+	// each side: a shared array or map would show the other side's.
+	after := func(k *Answered, at uint64) {
+		k.record(rec("ann/a001", "c1", at, t0+2*minute))
+		k.record(rec("bob/b001", "c2", at+1, t0+2*minute))
+		k.add(Key{Caller: whoOf("ann/a001").String(), Call: "c1"}, Asked{Kind: "claim", Sum: fmt.Sprint("s", at)}, Done{}, t0+2*minute)
+		k.record(rec("dan/d001", fmt.Sprint("c", at), at+2, t0+3*minute))
+	}
+	trim := func(k *Answered) { k.record(rec("carl/c001", "c9", 100, t0+AnsweredCallMs+2*minute)) }
+	made := func(steps ...func(*Answered)) *Answered {
+		k := NewAnswered()
+		for _, step := range steps {
+			step(k)
+		}
+		return k
+	}
+	onTable := func(k *Answered) { after(k, 10) }
+	onClone := func(k *Answered) { after(k, 20) }
+	opt := cmp.AllowUnexported(Answered{}, answeredCall{})
+	check := func(when string, got, want *Answered) {
+		t.Helper()
+		if d := cmp.Diff(want, got, opt); d != "" {
+			t.Fatalf("%s (-want +got):\n%s", when, d)
+		}
+	}
+	table := made(before)
+	clone := table.clone()
+	check("the clone is not the table", clone, made(before))
+	onTable(table)
+	check("the steps of the table changed its clone", clone, made(before))
+	onClone(clone)
+	check("the clone moved on by its steps", clone, made(before, onClone))
+	check("the steps of the clone changed the table", table, made(before, onTable))
+	trim(table)
+	check("the trim of the table changed its clone", clone, made(before, onClone))
+	trim(clone)
+	check("the trim of the clone changed the table", table, made(before, onTable, trim))
+	check("the clone after its trim", clone, made(before, onClone, trim))
+	// The calls of the first two minutes are past their hour: the calls
+	// of dan and carl stay.
+	if len(clone.order) != 2 {
+		t.Fatalf("the trim left %d calls (%v); want those of dan and carl: the test shows no trim", len(clone.order), clone.order)
+	}
+}

@@ -22,7 +22,9 @@ import (
 // A Shadow is owned by one goroutine at a time: the one that makes a
 // checkpoint. Its riff is built at its first use (not under any lock),
 // from the checkpoint that the state was loaded from and the records
-// that the state replayed after it.
+// that the state replayed after it; after a replay that would cost more
+// to keep than a clone, it is a clone of the written copy, made before
+// the engine serves.
 type Shadow struct {
 	opts Options
 	// base and replayed make the riff at the first use: the state of the
@@ -42,20 +44,54 @@ type Shadow struct {
 // origin is what a state keeps, from its load until it gives its
 // Shadow, to build the riff of the Shadow with no copy under a lock: the
 // checkpoint that it was loaded from and the records that it replayed.
+// A replay that would cost more to keep than a clone of the written
+// copy keeps nothing, and the Shadow is that clone (clone).
 type origin struct {
 	base []byte
 	// replayed holds the records in blocks of at least replayedBlock: a
 	// long replay appends to the last block, never to one array that
 	// grows and is copied again and again.
 	replayed [][]record.Record
+	// kept is the number of records in replayed.
+	kept int
+	// clone is set once the records replayed pass the bound of
+	// cloneCheaper: base and replayed are dropped, and NewShadow clones.
+	clone bool
 }
 
 // replayedBlock is the least number of records of a block of
 // origin.replayed.
 const replayedBlock = 4096
 
-// keep keeps records at the end of the replayed records.
+// checkpointBytesPerKept is the number of bytes of the loaded checkpoint
+// that weigh as much as one record kept for the Shadow (see
+// cloneCheaper).
+const checkpointBytesPerKept = 128
+
+// cloneCheaper tells whether a Shadow made by a clone of the written
+// copy costs the start less than keeping records for it, after a load
+// from a checkpoint of base bytes (0: none) and a replay of records.
+// A record kept costs the replay 0.03 to 0.17 µs (the collector walks
+// it at each of its runs while the replay goes on, the more so as the
+// riff is large), and a clone of the riff about 0.5 to 0.9 ns a byte of
+// its checkpoint and 0.07 µs a record replayed (docs/performance.md,
+// issue 23, twelfth pass). So a start from a recent checkpoint (about
+// 1,000 records after it) keeps, and decodes the checkpoint again later
+// on the goroutine of the checkpoints; a replay of a long log, or of one
+// with no checkpoint, clones.
+func cloneCheaper(base, records int) bool { return records*checkpointBytesPerKept > base }
+
+// keep keeps records at the end of the replayed records, or drops them
+// all once a clone costs less.
 func (o *origin) keep(records []record.Record) {
+	if o.clone {
+		return
+	}
+	o.kept += len(records)
+	if cloneCheaper(len(o.base), o.kept) {
+		o.base, o.replayed, o.kept, o.clone = nil, nil, 0, true
+		return
+	}
 	if n := len(o.replayed); n > 0 && len(o.replayed[n-1])+len(records) <= cap(o.replayed[n-1]) {
 		o.replayed[n-1] = append(o.replayed[n-1], records...)
 		return
@@ -94,14 +130,19 @@ type Changes struct {
 // NewShadow gives the Shadow of the state: the engine makes it once, at
 // its start, before it serves. From then on the presence notes which
 // callers change, for [State.ShadowChanges]. A state that was loaded and
-// replayed only gives the checkpoint and the records it kept; any other
-// state (a test, a tool that ran commands on it) gives the encoding of
-// its written copy, which costs the time of a checkpoint.
+// replayed only gives the checkpoint and the records it kept, or a
+// clone of its written copy after a replay that cost more to keep
+// (cloneCheaper); any other state (a test, a tool that ran commands on
+// it) gives the encoding of its written copy, which costs the time of a
+// checkpoint.
 func (s *State) NewShadow() (*Shadow, error) {
 	sh := &Shadow{opts: s.opts}
-	if s.origin != nil {
+	switch {
+	case s.origin != nil && s.origin.clone:
+		sh.riff, sh.answered = s.written.clone(), s.answered.clone()
+	case s.origin != nil:
 		sh.base, sh.replayed = s.origin.base, s.origin.replayed
-	} else {
+	default:
 		cp, err := s.EncodeCheckpoint()
 		if err != nil {
 			return nil, err
