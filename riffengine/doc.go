@@ -90,6 +90,9 @@
 // processors of the runtime ([SetProcsForCheckpoints]) and a heap floor
 // for the collector ([KeepHeapFloor], which runs in the cleanup of an
 // object each collection frees, with no goroutine of its own).
+// cmd/riff-server and examples/embed keep one; a program that keeps
+// none collects a small riff many times a second, and replays a long
+// log 5 to 9 % slower (docs/performance.md, issue 23, twelfth pass).
 //
 // One path stops an engine for good (stopFor): it closes the gate (no new
 // command), marks why the instance stopped (each waiting call gets

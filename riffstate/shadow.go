@@ -71,7 +71,7 @@ const checkpointBytesPerKept = 128
 // cloneCheaper tells whether a Shadow made by a clone of the written
 // copy costs the start less than keeping records for it, after a load
 // from a checkpoint of base bytes (0: none) and a replay of records.
-// A record kept costs the replay 0.03 to 0.17 µs (the collector walks
+// A record kept costs the replay 0.06 to 0.3 µs (the collector walks
 // it at each of its runs while the replay goes on, the more so as the
 // riff is large), and a clone of the riff about 0.5 to 0.9 ns a byte of
 // its checkpoint and 0.07 µs a record replayed (docs/performance.md,

@@ -202,14 +202,23 @@ func BenchmarkVersusPeers(b *testing.B) {
 	}
 }
 
-// growthWindow is the window of the fresh load, pileupWindow the one of
-// the pile-up: at 16,000 calls a second the 64,000 calls of the pile-up
-// take 4 s, one whole window of 2 s and one that the end cuts short;
-// windows of 1 s give three whole ones.
-const (
-	growthWindow = 2 * time.Second
-	pileupWindow = time.Second
-)
+// loadWindow is the window of a load of count calls (the pile-up, the
+// fresh sessions) on a server whose steady pair ran at rate calls a
+// second: about a sixth of the time the load would take at that rate,
+// in steps of 250 ms, from 500 ms (shorter ones swing with each
+// collection and checkpoint) to 2 s. A fixed window fell short as
+// the server got faster: at 16,000 calls a second the 64,000 calls of
+// the pile-up held one whole window of 2 s, and at 25,000 the 80,000
+// fresh sessions one of 2 s too; the loads run slower than the steady
+// pair, so they hold six whole windows or more.
+func loadWindow(count int, rate float64) time.Duration {
+	const step = 250 * time.Millisecond
+	if rate <= 0 {
+		return 2 * time.Second
+	}
+	w := time.Duration(float64(count) / rate / 6 * float64(time.Second))
+	return min(max(w/step*step, 2*step), 2*time.Second)
+}
 
 // BenchmarkGrowth runs, on one riff-server on the directory store (b.N
 // rounds, each on a new store): the steady pair for 10 s (the reference
@@ -237,8 +246,6 @@ func BenchmarkGrowth(b *testing.B) {
 	writeTemplate(b, pileup, "/v1/claim", `{"me":"riff://p{c}@h/o/repo?session=p{c}","item":"p{c}x{i}"}`)
 	fresh := filepath.Join(root, "fresh.json")
 	writeTemplate(b, fresh, "/v1/claim", `{"me":"riff://f{c}@h/o/repo?session=f{c}x{i}","item":"f{c}x{i}"}`)
-	win := []string{"-window", growthWindow.String()}
-	pileWin := []string{"-window", pileupWindow.String()}
 	bins := []struct{ label, path string }{{"this build", binary}}
 	if base := os.Getenv("RIFF_SERVER_BASE"); base != "" {
 		// The build before, side by side in each round, first.
@@ -276,9 +283,10 @@ func BenchmarkGrowth(b *testing.B) {
 			rss0 := rssKB(b, srv)
 			var rs, rp, rf loadtool.Result
 			runJSON(b, &rs, load, loadArgs(url, steady, "-duration", "10s")...)
-			runJSON(b, &rp, load, loadArgs(url, pileup, append(pileWin, "-count", "64000", "-warmup", "0s")...)...)
+			pileWin, freshWin := loadWindow(64000, rs.CallsPerS), loadWindow(80000, rs.CallsPerS)
+			runJSON(b, &rp, load, loadArgs(url, pileup, "-window", pileWin.String(), "-count", "64000", "-warmup", "0s")...)
 			rssPile := rssKB(b, srv)
-			runJSON(b, &rf, load, loadArgs(url, fresh, append(win, "-count", "80000", "-warmup", "0s")...)...)
+			runJSON(b, &rf, load, loadArgs(url, fresh, "-window", freshWin.String(), "-count", "80000", "-warmup", "0s")...)
 			rssFresh := rssKB(b, srv)
 			facts, _ := serverFacts(url)
 			srv.stop(b)
@@ -296,6 +304,7 @@ func BenchmarkGrowth(b *testing.B) {
 			f.freshRatio = append(f.freshRatio, fw[len(fw)-1].CallsPerS/fw[0].CallsPerS)
 			f.freshWorstP99 = append(f.freshWorstP99, worst)
 			f.kbSession = append(f.kbSession, float64(rssFresh-rssPile)/80000)
+			b.Logf("round %d, %s: windows of %v (pile-up) and %v (fresh)", round+1, bin.label, pileWin, freshWin)
 			b.Logf("round %d, %s: steady %.0f calls/s (p99 %.2f ms); pile-up %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms) = %.2f of steady; "+
 				"fresh %.0f calls/s, first window %.0f (p99 %.2f ms), last %.0f (p99 %.2f ms, p999 %.2f ms) = %.2f of the first, worst p99 %.2f ms; "+
 				"resident %d KB at the start, %d after the pile-up, %d after the fresh sessions (%.2f KB a session); %d records, %d chunks",
