@@ -80,3 +80,57 @@ func TestGivenTheMainThreadWhenWorkGoesToTheBackgroundThenItRunsOnAnotherThreadT
 		t.Fatalf("the thread %d of the work did not end", tid)
 	}
 }
+
+// The decision (docs/decisions.md, "The checkpoint maker holds no lock at
+// the lowest priority"): inBackground runs the work on a thread of its
+// own, so that the thread of its caller keeps the priority of the calls
+// for what it does next (the write of a checkpoint, the prune).
+func TestGivenAThreadOfTheCallsWhenItRunsWorkInTheBackgroundThenItGoesOnAtItsOwnPriority(t *testing.T) {
+	type threadOf struct{ nice, policy, tid int }
+	var caller, during, after threadOf
+	var errs []error
+	read := func(into *threadOf) {
+		nice, policy, tid, err := threadNice()
+		*into = threadOf{nice, policy, tid}
+		errs = append(errs, err)
+	}
+	onThreadOtherThanMain(func() {
+		read(&caller)
+		inBackground(true, func() { read(&during) })
+		read(&after)
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if during.tid == caller.tid || during.nice != backgroundNice || during.policy != schedIdle {
+		t.Fatalf("the work ran on thread %d at nice %d, policy %d; want a thread other than the caller's %d, at nice %d, policy %d",
+			during.tid, during.nice, during.policy, caller.tid, backgroundNice, schedIdle)
+	}
+	if after != caller {
+		t.Fatalf("after the work, the caller runs on thread %d at nice %d, policy %d; want its own, %d at nice %d, policy %d",
+			after.tid, after.nice, after.policy, caller.tid, caller.nice, caller.policy)
+	}
+	if !threadEnds(during.tid) {
+		t.Fatalf("the thread %d of the work did not end", during.tid)
+	}
+}
+
+// onThreadOtherThanMain runs f on a goroutine locked to a thread that is
+// not the main thread of the process (which inBackground treats apart),
+// and returns when f returns. That thread ends with the goroutine.
+func onThreadOtherThanMain(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		if syscall.Gettid() != syscall.Getpid() {
+			f()
+			return // still locked: the thread ends with the goroutine
+		}
+		// The main thread, held by this goroutine: a new goroutine runs
+		// on another thread.
+		defer runtime.UnlockOSThread()
+		onThreadOtherThanMain(f)
+	}()
+	<-done
+}

@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-// The thread of a checkpoint has the lowest priority, so that the encode
-// and the write of a large state take the CPU that the calls leave, not
+// The thread of a checkpoint's encode has the lowest priority, so that
+// the encode of a large state takes the CPU that the calls leave, not
 // a core out of the two that the calls share (docs/performance.md,
 // "Issue 23, fifth pass"): the policy SCHED_IDLE, under which a thread
 // of the calls that wakes takes the CPU at once, and nice 19, which is
@@ -19,15 +19,23 @@ const (
 	threadCPUClock = 3 // CLOCK_THREAD_CPUTIME_ID of Linux
 )
 
-// inBackground runs work on a thread of its own, at the lowest priority
-// when low (else at the priority of the calls), and returns when work
-// returns, with the CPU time of that thread in work; the thread ends
-// with it, so that no other goroutine ever runs at that priority. Where
-// the system refuses the policy and the nice value (a sandbox), work
-// runs at the priority of the calls. The CPU time is 0 when the system
-// does not give it.
-func inBackground(low bool, work func()) time.Duration {
-	return inBackgroundBeside(syscall.Getpid(), low, work)
+// inBackground runs work on a goroutine and a thread of its own, at the
+// lowest priority when low (else at the priority of the calls), and
+// returns when work returns, with the CPU time of that thread in work;
+// the thread ends with work, so that no other goroutine ever runs at
+// that priority, the caller's included: what the caller does next (the
+// write of a checkpoint, which takes locks that the calls take) runs at
+// its own priority. Where the system refuses the policy and the nice
+// value (a sandbox), work runs at the priority of the calls. The CPU
+// time is 0 when the system does not give it.
+func inBackground(low bool, work func()) (cpu time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cpu = inBackgroundBeside(syscall.Getpid(), low, work)
+	}()
+	<-done
+	return cpu
 }
 
 // inBackgroundBeside is inBackground, on a thread that is neither the

@@ -1,18 +1,23 @@
 package riffengine_test
 
 import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/como-technologies/riff/riffengine"
+	"github.com/como-technologies/riff/rifflog"
 	"github.com/como-technologies/riff/rifflog/mem"
 )
 
 // The decision (docs/decisions.md, "The checkpoint maker at the lowest
-// priority"): a checkpoint encodes and writes on a thread of its own,
-// SCHED_IDLE at nice 19, which ends with it, so that no goroutine of the
-// calls ever runs at that priority.
+// priority"): a checkpoint encodes on a thread of its own, SCHED_IDLE at
+// nice 19, which ends with it, so that no goroutine of the calls ever
+// runs at that priority.
 func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWithIt(t *testing.T) {
 	nice, policy, tid := checkpointThread(t, func(*riffengine.Engine) {})
 	if nice != 19 || policy != 5 {
@@ -30,7 +35,12 @@ func TestGivenACheckpointWhenItEncodesThenItsThreadHasTheLowestPriorityAndEndsWi
 // the checkpoint).
 func checkpointThread(t *testing.T, f func(e *riffengine.Engine)) (nice, policy, tid int) {
 	t.Helper()
-	st := mem.New()
+	return checkpointThreadOn(t, mem.New(), f)
+}
+
+// checkpointThreadOn is checkpointThread on the store st.
+func checkpointThreadOn(t *testing.T, st rifflog.Store, f func(e *riffengine.Engine)) (nice, policy, tid int) {
+	t.Helper()
 	r := start2(t, st, newClock())
 	f(r.e)
 	type seen struct{ nice, policy, tid int }
@@ -87,4 +97,85 @@ func TestGivenACheapCheckpointBeforeWhenTheNextEncodesThenItRunsAtThePriorityOfT
 			t.Errorf("after a checkpoint of %v of CPU, the next runs at nice %d, policy %d; want nice %d, policy %d", c.last, nice, policy, c.nice, c.policy)
 		}
 	}
+}
+
+// The decision (docs/decisions.md, "The checkpoint maker holds no lock at
+// the lowest priority"): only the CPU of a checkpoint (the copy, the
+// encode, the sum) runs at the lowest priority; its write, the prune
+// and the facts take locks that the calls and the writer take (the
+// store's, the engine's), so they run at the priority of the calls. A
+// thread at the lowest priority that holds one of them is kept off the
+// CPU while any other thread wants it, the collector's idle workers
+// among them, and each call waits for that lock meanwhile.
+func TestGivenACheckpointAtTheLowestPriorityWhenItWritesAndPrunesThenTheStoreSeesThePriorityOfTheCalls(t *testing.T) {
+	callsNice, callsPolicy, _, err := riffengine.ThreadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &priorityStore{Store: mem.New()}
+	nice, policy, _ := checkpointThreadOn(t, st, func(*riffengine.Engine) {})
+	if nice != 19 || policy != 5 {
+		t.Fatalf("the encode ran at nice %d, policy %d; want nice 19, policy 5 (SCHED_IDLE)", nice, policy)
+	}
+	seen := st.seen()
+	var puts, lists int
+	for _, s := range seen {
+		if s.err != nil {
+			t.Fatalf("%s %s: %v", s.op, s.name, s.err)
+		}
+		if s.nice != callsNice || s.policy != callsPolicy {
+			t.Errorf("%s %s ran at nice %d, policy %d; want those of the calls, nice %d, policy %d", s.op, s.name, s.nice, s.policy, callsNice, callsPolicy)
+		}
+		switch {
+		case s.op == "put" && strings.HasPrefix(s.name, rifflog.CheckpointPrefix):
+			puts++
+		case s.op == "list" && s.name == rifflog.CheckpointPrefix:
+			lists++
+		}
+	}
+	if puts == 0 || lists == 0 {
+		t.Fatalf("the store saw %d writes of a checkpoint and %d lists of the checkpoints (the prune); want one or more of each: %v", puts, lists, seen)
+	}
+}
+
+// priorityStore notes the nice value and the policy of the thread of
+// each write, list and delete of its store.
+type priorityStore struct {
+	rifflog.Store
+	mu  sync.Mutex
+	ops []storeOp
+}
+
+type storeOp struct {
+	op, name     string
+	nice, policy int
+	err          error
+}
+
+func (s *priorityStore) note(op, name string) {
+	nice, policy, _, err := riffengine.ThreadNice()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, storeOp{op: op, name: name, nice: nice, policy: policy, err: err})
+}
+
+func (s *priorityStore) seen() []storeOp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ops)
+}
+
+func (s *priorityStore) Put(ctx context.Context, name string, data []byte) error {
+	s.note("put", name)
+	return s.Store.Put(ctx, name, data)
+}
+
+func (s *priorityStore) List(ctx context.Context, prefix string) ([]string, error) {
+	s.note("list", prefix)
+	return s.Store.List(ctx, prefix)
+}
+
+func (s *priorityStore) Delete(ctx context.Context, name string) error {
+	s.note("delete", name)
+	return s.Store.Delete(ctx, name)
 }

@@ -54,10 +54,12 @@
 //   - the timers (the engine): forget old sessions, and a checkpoint
 //     after CheckpointInterval;
 //   - the checkpoint maker (the engine, at most one at a time): moves the
-//     copy of the state on, encodes and writes a checkpoint with the lock
-//     free, on a thread of its own at the lowest priority (SCHED_IDLE
-//     and nice 19 on Linux), which ends with it: it takes the CPU that
-//     the calls leave. One after a checkpoint of under 5 ms of CPU runs
+//     copy of the state on and encodes a checkpoint with the lock free,
+//     on a thread of its own at the lowest priority (SCHED_IDLE and nice
+//     19 on Linux), which ends with it: it takes the CPU that the calls
+//     leave. Then it writes the checkpoint and prunes the log at the
+//     priority of the calls, since those take locks that the calls and
+//     the writer take. One after a checkpoint of under 5 ms of CPU runs
 //     at the priority of the calls, so that a small riff under load
 //     still writes one each 1,000 records. While the system holds that
 //     thread back, it keeps

@@ -51,8 +51,8 @@ func (e *Engine) CheckpointCopies() (copied, locked []byte, err error) {
 	if err != nil || lerr != nil || !ok {
 		return nil, nil, errors.Join(err, lerr, fmt.Errorf("captured: %v", ok))
 	}
-	cp, _, err := e.encodeCaptured(c)
-	return cp.state(), locked, err
+	enc := e.encodeCaptured(c)
+	return enc.state, locked, errors.Join(enc.shadowErr, enc.err)
 }
 
 // EncodeUnderLock encodes the written state under the lock, as the
@@ -89,8 +89,8 @@ func (e *Engine) EncodeByCopy() (n int, held time.Duration, err error) {
 	if err != nil || !ok {
 		return 0, held, errors.Join(err, fmt.Errorf("captured: %v", ok))
 	}
-	cp, _, err := e.encodeCaptured(c)
-	return len(cp.state()), held, err
+	enc := e.encodeCaptured(c)
+	return len(enc.state), held, errors.Join(enc.shadowErr, enc.err)
 }
 
 // OnEncodes runs f on the goroutine of each checkpoint, right before its

@@ -389,33 +389,31 @@ func (e *Engine) maybeCheckpoint(ctx context.Context) {
 			e.ckpCPU = cpu
 			e.mu.Unlock()
 		}()
-		cpu = inBackground(low, func() {
-			cp, write, err := e.encodeCaptured(c)
-			if err != nil {
-				e.log.Warn("no checkpoint", "error", err.Error())
-			}
-			if !write {
-				return
-			}
-			// A stop does not cut the write: it has a time of its own.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			if err := e.writeCheckpoint(ctx, cp); err != nil {
-				e.log.Warn("no checkpoint", "error", err.Error())
-			}
-		})
+		// Only the CPU of the checkpoint runs at its priority, on a
+		// thread of its own; what takes a lock that the calls or the
+		// writer take (the store, the engine's lock, the log) runs here,
+		// at the priority of the calls (docs/decisions.md, "The
+		// checkpoint maker holds no lock at the lowest priority").
+		var enc encoded
+		cpu = inBackground(low, func() { enc = e.encodeCaptured(c) })
+		// A stop does not cut the write: it has a time of its own.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := e.writeEncoded(ctx, enc); err != nil {
+			e.log.Warn("no checkpoint", "error", err.Error())
+		}
 	}()
 }
 
-// cheapCheckpoint is the CPU time under which a checkpoint runs at the
-// priority of the calls. The checkpoint of a riff of 64 sessions under
-// the steady pair takes 1.0 to 3.4 ms (its encode, its write and the
-// prune), at most 25 a second: under 10 % of a core, where one at the
-// lowest priority on CPUs that the calls keep busy waits seconds for
-// each slice, tens of thousands of records go by before the next one,
-// and the prune that recycles the files of the chunks waits with it
-// (docs/decisions.md, "A cheap checkpoint runs at the priority of the
-// calls").
+// cheapCheckpoint is the CPU time of the encode (the thread of its own:
+// the copy moved on, the encode, the sum) under which the next
+// checkpoint encodes at the priority of the calls. The checkpoint of a
+// riff of 64 sessions under the steady pair takes 1.0 to 3.4 ms with its
+// write and the prune, at most 25 a second: under 10 % of a core, where
+// one at the lowest priority on CPUs that the calls keep busy waits
+// seconds for each slice, and tens of thousands of records go by before
+// the next one (docs/decisions.md, "A cheap checkpoint runs at the
+// priority of the calls").
 const cheapCheckpoint = 5 * time.Millisecond
 
 // lowPriorityCheckpoint says whether the next checkpoint runs at the
@@ -437,11 +435,7 @@ func (e *Engine) checkpoint(ctx context.Context, last bool) error {
 	if !ok {
 		return err
 	}
-	cp, write, err := e.encodeCaptured(c)
-	if err != nil || !write {
-		return err
-	}
-	return e.writeCheckpoint(ctx, cp)
+	return e.writeEncoded(ctx, e.encodeCaptured(c))
 }
 
 // capture is what a checkpoint takes under the lock.
@@ -497,16 +491,18 @@ func (e *Engine) captureLocked(last bool) (c capture, ok bool, err error) {
 	return c, true, nil
 }
 
-// encodeCaptured moves the copy on by what the capture took and encodes
-// it, with the lock free; the goroutine that calls it owns the copy.
-// write is false when the version rules allow no checkpoint. When the
-// copy fails (it is not at the position of the capture: a bug), the
-// engine drops it and encodes the next checkpoints under the lock.
-func (e *Engine) encodeCaptured(c capture) (cp framedCheckpoint, write bool, err error) {
-	cp = framedCheckpoint{Checkpoint: rifflog.Checkpoint{Position: c.position, WrittenAtMs: c.atMs,
-		Build: e.opts.Build.Version.String(), Chain: c.chain, State: c.state}}
+// encodeCaptured moves the copy on by what the capture took, encodes the
+// checkpoint and makes its object (its checks and the sum of its state),
+// with the lock free; the goroutine that calls it owns the copy. It is
+// CPU alone: it takes no lock that the calls or the writer take, logs
+// nothing and reaches no store, since it may run at the lowest priority
+// (docs/decisions.md, "The checkpoint maker holds no lock at the lowest
+// priority"); [Engine.writeEncoded] does the rest.
+func (e *Engine) encodeCaptured(c capture) encoded {
+	enc := encoded{position: c.position, build: e.opts.Build.Version.String()}
+	cp := rifflog.Checkpoint{Position: c.position, WrittenAtMs: c.atMs, Build: enc.build, Chain: c.chain, State: c.state}
 	if sh := c.shadow; sh != nil {
-		err = sh.Advance(c.steps, c.changes)
+		err := sh.Advance(c.steps, c.changes)
 		if err == nil && c.may && sh.Position() != c.position {
 			err = fmt.Errorf("the copy of the state is at position %d, the log at %d", sh.Position(), c.position)
 		}
@@ -516,50 +512,62 @@ func (e *Engine) encodeCaptured(c capture) (cp framedCheckpoint, write bool, err
 			}
 			// The state goes after the room of the head of the object, in
 			// one buffer: the object takes no copy of it.
-			if cp.room, err = rifflog.CheckpointRoom(cp.Checkpoint); err == nil {
-				cp.framed, err = sh.EncodeAfter(cp.room)
+			var room int
+			var framed []byte
+			if room, err = rifflog.CheckpointRoom(cp); err == nil {
+				if framed, err = sh.EncodeAfter(room); err == nil {
+					enc.state = framed[room:]
+					enc.object, enc.err = rifflog.EncodeFramedCheckpoint(cp, framed, room)
+				}
 			}
 		}
 		if err != nil {
-			e.log.Error("the copy of the state for the checkpoints failed; the next ones are encoded under the lock", "error", err.Error())
-			e.mu.Lock()
-			e.shadow, e.steps = nil, nil
-			e.mu.Unlock()
-			return cp, false, err
+			enc.shadowErr = err
+			return enc
 		}
+	} else if c.may {
+		enc.state = c.state
+		enc.object, enc.err = rifflog.EncodeCheckpoint(cp)
 	}
-	if !c.may {
-		return cp, false, nil
-	}
-	return cp, true, nil
+	enc.write = c.may && enc.err == nil
+	return enc
 }
 
-// framedCheckpoint is an encoded checkpoint: its state in State, or
-// (from the Shadow) in framed[room:], after the room of the head of its
-// object.
-type framedCheckpoint struct {
-	rifflog.Checkpoint
-	framed []byte
-	room   int
+// encoded is a checkpoint that encodeCaptured made, for writeEncoded.
+type encoded struct {
+	position uint64
+	build    string
+	// write is true when the version rules allow the checkpoint and it
+	// encoded: object is then what the store gets.
+	write  bool
+	object rifflog.CheckpointObject
+	// state is the encoded state, in object.
+	state []byte
+	// shadowErr is why the copy failed (it is not at the position of the
+	// capture: a bug); err is why the object did not encode.
+	shadowErr, err error
 }
 
-// state gives the encoded state.
-func (cp framedCheckpoint) state() []byte {
-	if cp.framed != nil {
-		return cp.framed[cp.room:]
+// writeEncoded writes a checkpoint that encodeCaptured made, then prunes
+// the log, at the priority of the calls: the write and the prune take
+// the locks of the store, the facts take the engine's. When the copy
+// failed, the engine drops it and encodes the next checkpoints under the
+// lock.
+func (e *Engine) writeEncoded(ctx context.Context, enc encoded) error {
+	if enc.shadowErr != nil {
+		e.log.Error("the copy of the state for the checkpoints failed; the next ones are encoded under the lock", "error", enc.shadowErr.Error())
+		e.mu.Lock()
+		e.shadow, e.steps = nil, nil
+		e.mu.Unlock()
+		return enc.shadowErr
 	}
-	return cp.State
-}
-
-// writeCheckpoint writes an encoded checkpoint, then prunes the log.
-func (e *Engine) writeCheckpoint(ctx context.Context, cp framedCheckpoint) error {
-	var name string
-	var err error
-	if cp.framed != nil {
-		name, err = rifflog.WriteFramedCheckpoint(ctx, e.opts.Store, cp.Checkpoint, cp.framed, cp.room)
-	} else {
-		name, err = rifflog.WriteCheckpoint(ctx, e.opts.Store, cp.Checkpoint)
+	if enc.err != nil {
+		return fmt.Errorf("write checkpoint: %w", enc.err)
 	}
+	if !enc.write {
+		return nil
+	}
+	err := enc.object.Put(ctx, e.opts.Store)
 	if errors.Is(err, rifflog.ErrExists) {
 		return nil
 	}
@@ -567,11 +575,11 @@ func (e *Engine) writeCheckpoint(ctx context.Context, cp framedCheckpoint) error
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
 	e.mu.Lock()
-	e.facts.checkpoint = &checkpointFacts{position: cp.Position, at: e.opts.Now(), version: cp.Build}
-	e.facts.newestBuild = cp.Build
+	e.facts.checkpoint = &checkpointFacts{position: enc.position, at: e.opts.Now(), version: enc.build}
+	e.facts.newestBuild = enc.build
 	e.facts.noCheckpointWhy = ""
 	e.mu.Unlock()
-	e.log.Info("checkpoint", "object", name, "position", cp.Position)
+	e.log.Info("checkpoint", "object", enc.object.Name, "position", enc.position)
 	if _, err := rifflog.Prune(ctx, e.opts.Store, e.opts.Now()); err != nil {
 		e.log.Warn("prune", "error", err.Error())
 	}

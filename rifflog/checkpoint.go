@@ -45,12 +45,41 @@ func CheckpointAt(w Written, atMs int64, build string, state json.RawMessage) Ch
 // WriteCheckpoint writes c as a new object (create-only) and returns its
 // name. State must be valid JSON.
 func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error) {
+	o, err := EncodeCheckpoint(c)
+	if err != nil {
+		return "", err
+	}
+	return o.Name, o.Put(ctx, s)
+}
+
+// CheckpointObject is a checkpoint encoded as the object that a store
+// keeps: its name and its bytes, with the newline of the object.
+type CheckpointObject struct {
+	Name string
+	Data []byte
+}
+
+// Put writes the object (create-only).
+func (o CheckpointObject) Put(ctx context.Context, s Store) error {
+	if err := s.Put(ctx, o.Name, o.Data); err != nil {
+		return fmt.Errorf("write %s: %w", o.Name, err)
+	}
+	return nil
+}
+
+// EncodeCheckpoint gives the object of c that [WriteCheckpoint] writes,
+// and writes nothing: its checks, the sum of its state and its bytes
+// are CPU alone, which a caller may run apart from the write (the
+// engine runs them at the lowest priority, and the write at that of
+// the calls: docs/decisions.md, "The checkpoint maker holds no lock at
+// the lowest priority"). State must be valid JSON.
+func EncodeCheckpoint(c Checkpoint) (CheckpointObject, error) {
 	name := CheckpointName(c.Position, c.WrittenAtMs)
 	// A build that is not UTF-8 would be written as U+FFFD and never read
 	// back in its canonical form.
 	valid, canonical := scanJSON(c.State)
 	if c.WrittenAtMs < 0 || !valid || !utf8.ValidString(c.Build) {
-		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
+		return CheckpointObject{}, fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	// The state as json.Marshal writes it in the object (compact, with
 	// <, >, &, U+2028 and U+2029 escaped): its sum is of those bytes. A
@@ -61,19 +90,16 @@ func WriteCheckpoint(ctx context.Context, s Store, c Checkpoint) (string, error)
 	if !canonical {
 		state, err := json.Marshal(c.State)
 		if err != nil {
-			return "", fmt.Errorf("write %s: %w", name, err)
+			return CheckpointObject{}, fmt.Errorf("write %s: %w", name, err)
 		}
 		c.State = state
 	}
 	c.StateSum = sha256.Sum256(c.State)
 	data, err := encodeCheckpoint(c)
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
+		return CheckpointObject{}, fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := s.Put(ctx, name, append(data, '\n')); err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
-	}
-	return name, nil
+	return CheckpointObject{Name: name, Data: append(data, '\n')}, nil
 }
 
 // CheckpointRoom gives the bytes of the object of c before its state:
@@ -93,31 +119,39 @@ func CheckpointRoom(c Checkpoint) (int, error) {
 // back to when the state is not in its canonical form or the room is
 // not that of the head.
 func WriteFramedCheckpoint(ctx context.Context, s Store, c Checkpoint, framed []byte, room int) (string, error) {
+	o, err := EncodeFramedCheckpoint(c, framed, room)
+	if err != nil {
+		return "", err
+	}
+	return o.Name, o.Put(ctx, s)
+}
+
+// EncodeFramedCheckpoint gives the object that [WriteFramedCheckpoint]
+// writes, in framed itself when the state is in its canonical form, and
+// writes nothing, as [EncodeCheckpoint] does.
+func EncodeFramedCheckpoint(c Checkpoint, framed []byte, room int) (CheckpointObject, error) {
 	name := CheckpointName(c.Position, c.WrittenAtMs)
 	if room < 0 || room > len(framed) {
-		return "", fmt.Errorf("write %s: the room %d is not in the frame of %d bytes: %w", name, room, len(framed), ErrInvalid)
+		return CheckpointObject{}, fmt.Errorf("write %s: the room %d is not in the frame of %d bytes: %w", name, room, len(framed), ErrInvalid)
 	}
 	c.State = framed[room:]
 	valid, canonical := scanJSON(c.State)
 	if c.WrittenAtMs < 0 || !valid || !utf8.ValidString(c.Build) {
-		return "", fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
+		return CheckpointObject{}, fmt.Errorf("write %s: bad time, build or state: %w", name, ErrInvalid)
 	}
 	if !canonical {
-		return WriteCheckpoint(ctx, s, c)
+		return EncodeCheckpoint(c)
 	}
 	c.StateSum = sha256.Sum256(c.State)
 	head, err := checkpointHead(c)
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
+		return CheckpointObject{}, fmt.Errorf("write %s: %w", name, err)
 	}
 	if len(head) != room {
-		return WriteCheckpoint(ctx, s, c)
+		return EncodeCheckpoint(c)
 	}
 	copy(framed, head)
-	if err := s.Put(ctx, name, append(framed, '}', '\n')); err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
-	}
-	return name, nil
+	return CheckpointObject{Name: name, Data: append(framed, '}', '\n')}, nil
 }
 
 // ReadCheckpoint reads and checks the checkpoint object name: its JSON,

@@ -244,3 +244,52 @@ func TestGivenObjectsUnderCheckpointThatAreNotCheckpointNamesWhenPruneRunsThenIt
 		t.Errorf("LoadCheckpoint = %q, %v; want the newest, %q", l.Name, err, keep[len(keep)-1])
 	}
 }
+
+// The engine encodes a checkpoint at the lowest priority and writes it
+// at that of the calls (docs/decisions.md, "The checkpoint maker holds
+// no lock at the lowest priority"): the encode takes no store, and the
+// put of its object writes the name and the bytes of WriteCheckpoint,
+// framed or not, canonical or not, once.
+func TestGivenAnEncodedCheckpointWhenItsObjectIsPutThenTheStoreHoldsWhatWriteCheckpointWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, state := range []string{`{"a":1,"b":[true,null]}`, "{ \"a\" : 1 , \"b\":\"<&>\"}"} {
+		c := rifflog.Checkpoint{Position: 7, WrittenAtMs: 1790000000000, Build: "1.0.0", State: []byte(state)}
+		written := mem.New()
+		name, err := rifflog.WriteCheckpoint(ctx, written, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := written.Get(ctx, name)
+		room, err := rifflog.CheckpointRoom(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := rifflog.EncodeCheckpoint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		framed, err := rifflog.EncodeFramedCheckpoint(c, append(make([]byte, room), state...), room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, o := range map[string]rifflog.CheckpointObject{"EncodeCheckpoint": plain, "EncodeFramedCheckpoint": framed} {
+			if o.Name != name {
+				t.Fatalf("%s of %s: the object is named %q; want %q", what, state, o.Name, name)
+			}
+			s := mem.New()
+			if err := o.Put(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s of %s: the put wrote %q; want what WriteCheckpoint writes, %q", what, state, got, want)
+			}
+			if err := o.Put(ctx, s); !errors.Is(err, rifflog.ErrExists) {
+				t.Errorf("%s of %s: a second put gave %v; want an error that wraps ErrExists", what, state, err)
+			}
+		}
+	}
+}
