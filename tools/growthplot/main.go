@@ -16,7 +16,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/como-technologies/riff/tools/loadtool"
 )
@@ -43,7 +45,7 @@ func plot(out string, series []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	var rate, p99 []string
+	var rate, p99, windows []string
 	for k, s := range series {
 		label, path, ok := strings.Cut(s, "=")
 		if !ok {
@@ -60,6 +62,9 @@ func plot(out string, series []string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		ws := run.Fresh.Windows
+		if w := windowOf(ws); w != "" && !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
 		if len(ws) > 1 {
 			ws = ws[:len(ws)-1] // the last window is cut short by the end of the load
 		}
@@ -76,23 +81,39 @@ func plot(out string, series []string) error {
 		p99 = append(p99, fmt.Sprintf("%q using ($1/1000):3 with linespoints title %q", dat, label))
 	}
 	script := fmt.Sprintf(`set terminal png size 900,700
-set output %q
+set output %[1]q
 set multiplot layout 2,1 title "fresh-session load: 64 clients, each call a claim by a new session (riff-server --dir)"
 set grid
 set key outside right
 set xlabel "sessions in the riff (thousands)"
-set ylabel "claims/s (window of 2 s)"
+set ylabel "claims/s (window of %[4]s)"
 set yrange [0:*]
-plot %s
-set ylabel "p99 (ms, window of 2 s)"
+plot %[2]s
+set ylabel "p99 (ms, window of %[4]s)"
 set yrange [0:*]
-plot %s
+plot %[3]s
 unset multiplot
-`, out, strings.Join(rate, ", "), strings.Join(p99, ", "))
+`, out, strings.Join(rate, ", "), strings.Join(p99, ", "), strings.Join(windows, " or "))
 	cmd := exec.Command(gnuplot)
 	cmd.Stdin = strings.NewReader(script)
 	if data, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("gnuplot: %v\n%s", err, data)
 	}
 	return nil
+}
+
+// windowOf gives the length of the windows of a load (BenchmarkGrowth
+// sizes them by the rate of the steady pair): the time between the ends
+// of the first two, or the end of the only one; "" with none.
+func windowOf(ws []loadtool.Window) string {
+	var s float64
+	switch {
+	case len(ws) >= 2:
+		s = ws[1].EndS - ws[0].EndS
+	case len(ws) == 1:
+		s = ws[0].EndS
+	default:
+		return ""
+	}
+	return (time.Duration(s*1000+0.5) * time.Millisecond).String()
 }
