@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/como-technologies/riff/riffcore/build"
@@ -114,9 +115,13 @@ type Engine struct {
 
 	queued chan struct{}
 	// wrote wakes settle after each chunk and at a stop (wroteChunk).
-	wrote    chan struct{}
-	streams  *hub
-	facts    facts
+	wrote   chan struct{}
+	streams *hub
+	facts   facts
+	// serves is what Serving gives, set under mu with each change of
+	// facts.serving, facts.why or stopErr (publishServingLocked): each
+	// call reads it with no lock, before check takes mu.
+	serves   atomic.Pointer[serves]
 	cancel   context.CancelFunc
 	stopOnce sync.Once
 	stopping chan struct{}

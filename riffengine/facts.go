@@ -109,6 +109,7 @@ func (e *Engine) setServing(serving bool, why string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.facts.serving, e.facts.why = serving, why
+	e.publishServingLocked()
 	if serving {
 		// A start far past its checkpoint writes one soon, with no
 		// wait for a chunk: the writer looks when it wakes.
@@ -119,14 +120,30 @@ func (e *Engine) setServing(serving bool, why string) {
 	}
 }
 
-// Serving says whether the server serves calls, and why not.
-func (e *Engine) Serving() (bool, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// serves is whether the server serves calls, and why not.
+type serves struct {
+	ok  bool
+	why string
+}
+
+// publishServingLocked sets what Serving gives from the facts and the
+// stop; e.mu is held.
+func (e *Engine) publishServingLocked() {
+	s := &serves{ok: e.facts.serving, why: e.facts.why}
 	if e.stopErr != nil {
-		return false, callerText(e.stopErr)
+		s = &serves{why: callerText(e.stopErr)}
 	}
-	return e.facts.serving, e.facts.why
+	e.serves.Store(s)
+}
+
+// Serving says whether the server serves calls, and why not. It takes
+// no lock: each call asks it (docs/decisions.md, "Serving takes no
+// lock").
+func (e *Engine) Serving() (bool, string) {
+	if s := e.serves.Load(); s != nil {
+		return s.ok, s.why
+	}
+	return false, ""
 }
 
 // ChunkMedian gives the median number of records of the last chunks.

@@ -289,6 +289,7 @@ func (e *Engine) halt(why error) {
 	if e.stopErr == nil {
 		e.stopErr = why
 		e.facts.lastError = callerText(why)
+		e.publishServingLocked()
 	}
 	e.closed = true
 	for _, en := range e.queue {

@@ -204,26 +204,29 @@ func (e *LogError) Error() string {
 func (e *LogError) Unwrap() error { return e.Kind }
 
 // encodeChunk gives the bytes of a chunk and the chain value after it.
-// The records must be checked.
+// The records must be checked. The records go once into one buffer, after
+// room for the longest header; the header, known only with the sum of the
+// records, then goes in at the end of that room.
 func encodeChunk(prev Sum, first uint64, records [][]byte) ([]byte, Sum) {
 	size := 0
 	for _, r := range records {
 		size += len(r) + 1
 	}
-	body := make([]byte, 0, size)
+	out := make([]byte, headerMaxLen+1, headerMaxLen+1+size)
 	c := newChainer()
 	chain := prev
 	for _, r := range records {
-		body = append(body, r...)
-		body = append(body, '\n')
+		out = append(out, r...)
+		out = append(out, '\n')
 		chain = c.next(chain, r)
 	}
-	h := header{Format: FormatVersion, First: first, Count: len(records), Sum: sha256.Sum256(body), Prev: prev}
-	out := make([]byte, 0, headerMaxLen+1+len(body))
-	out = h.append(out)
-	out = append(out, '\n')
-	out = append(out, body...)
-	return out, chain
+	h := header{Format: FormatVersion, First: first, Count: len(records), Sum: sha256.Sum256(out[headerMaxLen+1:]), Prev: prev}
+	var line [headerMaxLen]byte
+	head := h.append(line[:0])
+	start := headerMaxLen - len(head)
+	copy(out[start:], head)
+	out[headerMaxLen] = '\n'
+	return out[start:], chain
 }
 
 // decodedChunk is a chunk whose header and checksum are checked.
