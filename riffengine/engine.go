@@ -121,7 +121,7 @@ type Engine struct {
 	// serves is what Serving gives, set under mu with each change of
 	// facts.serving, facts.why or stopErr (publishServingLocked): each
 	// call reads it with no lock, before check takes mu.
-	serves   atomic.Pointer[serves]
+	serves   atomic.Pointer[serveState]
 	cancel   context.CancelFunc
 	stopOnce sync.Once
 	stopping chan struct{}

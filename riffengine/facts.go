@@ -120,8 +120,8 @@ func (e *Engine) setServing(serving bool, why string) {
 	}
 }
 
-// serves is whether the server serves calls, and why not.
-type serves struct {
+// serveState is whether the server serves calls, and why not.
+type serveState struct {
 	ok  bool
 	why string
 }
@@ -129,9 +129,9 @@ type serves struct {
 // publishServingLocked sets what Serving gives from the facts and the
 // stop; e.mu is held.
 func (e *Engine) publishServingLocked() {
-	s := &serves{ok: e.facts.serving, why: e.facts.why}
+	s := &serveState{ok: e.facts.serving, why: e.facts.why}
 	if e.stopErr != nil {
-		s = &serves{why: callerText(e.stopErr)}
+		s = &serveState{why: callerText(e.stopErr)}
 	}
 	e.serves.Store(s)
 }
